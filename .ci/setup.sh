@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian 12 machine with Node 20: Debian packages, npm packages with
+# their native builds, faiss-node built against Debian's libfaiss, then the TypeScript build.
+# When nothing changed it only checks that the native modules load and recompiles incrementally.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log="$(pwd)/.setup.log"
+: >"$log"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+fail() { say "$1 failed; last lines of $log:"; tail -n 40 "$log" >&2; exit 1; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! dpkg-query -W -f='${Status}' libfaiss-dev 2>/dev/null | grep -q 'install ok installed'; then
+  say "installing Debian packages (libfaiss-dev)"
+  as_root apt-get update -qq >>"$log" 2>&1 || fail "apt-get update"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfaiss-dev liblapack-dev libblas-dev \
+    >>"$log" 2>&1 || fail "apt-get install"
+fi
+
+stamp_file=node_modules/.livingmemory-setup
+stamp="$(cat package-lock.json .ci/faiss/* | sha256sum | cut -c1-32) $(node -v)"
+natives_load() {
+  node -e "require('better-sqlite3')(':memory:').close(); require('nodejieba').cut('记忆'); new (require('faiss-node').IndexFlatIP)(2)" \
+    >>"$log" 2>&1
+}
+
+if [ "$(cat "$stamp_file" 2>/dev/null)" != "$stamp" ] || ! natives_load; then
+  say "installing npm packages and building native modules (a few minutes on a fresh machine)"
+  # Scripts are skipped at install because faiss-node's own script downloads from GitHub;
+  # the two other native modules run theirs through npm rebuild.
+  npm ci --ignore-scripts --no-audit --no-fund >>"$log" 2>&1 || fail "npm ci"
+  npm_config_yes=true npm rebuild better-sqlite3 nodejieba >>"$log" 2>&1 || fail "native rebuild"
+  bash .ci/faiss/build.sh >>"$log" 2>&1 || fail "faiss-node build"
+  natives_load || fail "loading native modules"
+  echo "$stamp" >"$stamp_file"
+fi
+
+node_modules/.bin/tsc -p tsconfig.json >>"$log" 2>&1 || fail "TypeScript build"

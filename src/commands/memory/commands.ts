@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { EventData } from '../../events/catalog.js';
+import { importanceSchema, labels, nonEmptyText, sourceMessageSchema } from '../../events/fields.js';
+import { memoryChangesSchema, memoryScopeFields } from '../../events/memory.js';
+import { idSchema } from '../../events/metadata.js';
+import type { Command } from '../decider.js';
+
+const reason = z.string().min(1).max(500);
+
+/** Command inputs, checked at the boundary; the same field rules as the events they produce. */
+export const memoryCommandSchemas = {
+  WriteMemory: z
+    .object({
+      memoryId: idSchema,
+      text: nonEmptyText,
+      importance: importanceSchema.default(0.5),
+      sessionId: memoryScopeFields.sessionId.default(null),
+      personaId: memoryScopeFields.personaId.default(null),
+      userId: memoryScopeFields.userId.default(null),
+      topics: labels.default([]),
+      keyFacts: labels.default([]),
+      participants: labels.default([]),
+      sentiment: z.string().max(100).nullable().default(null),
+      sources: z.array(sourceMessageSchema).max(10_000).default([]),
+    })
+    .strict(),
+  UpdateMemory: z.object({ memoryId: idSchema, changes: memoryChangesSchema }).strict(),
+  ForgetMemory: z.object({ memoryId: idSchema, reason: reason.default('forgotten on request') }).strict(),
+  ArchiveMemory: z.object({ memoryId: idSchema, reason: reason.default('archived on request') }).strict(),
+  RestoreMemory: z.object({ memoryId: idSchema }).strict(),
+} as const;
+
+type Schemas = typeof memoryCommandSchemas;
+export type MemoryCommandType = keyof Schemas;
+export type MemoryCommandData<T extends MemoryCommandType> = z.output<Schemas[T]>;
+
+export type WriteMemory = Command<'WriteMemory', EventData<'MemoryWritten'>>;
+export type UpdateMemory = Command<'UpdateMemory', MemoryCommandData<'UpdateMemory'>>;
+export type ForgetMemory = Command<'ForgetMemory', MemoryCommandData<'ForgetMemory'>>;
+export type ArchiveMemory = Command<'ArchiveMemory', MemoryCommandData<'ArchiveMemory'>>;
+export type RestoreMemory = Command<'RestoreMemory', MemoryCommandData<'RestoreMemory'>>;
+
+export type MemoryCommand = WriteMemory | UpdateMemory | ForgetMemory | ArchiveMemory | RestoreMemory;

@@ -1,0 +1,57 @@
+import { DomainError } from '../errors.js';
+import type { Decider, EventBody } from '../decider.js';
+import type { MemoryCommand, UpdateMemory } from './commands.js';
+import { assertNever, evolveMemory, initialMemoryState, type MemoryEvent, type MemoryFields, type MemoryState } from './state.js';
+
+type Body = EventBody<MemoryEvent>;
+
+/** Rules of one memory: written once, changed while it lives, forgotten for good. */
+export function decideMemory(command: MemoryCommand, state: MemoryState): Body[] {
+  switch (command.type) {
+    case 'WriteMemory':
+      if (state.status !== 'absent') throw new DomainError('memory_exists', `memory ${command.data.memoryId} already exists`);
+      return [{ type: 'MemoryWritten', schemaVersion: 2, data: command.data }];
+    case 'UpdateMemory':
+      return decideUpdate(command, living(state, command.data.memoryId, 'update'));
+    case 'ForgetMemory':
+      if (requireExisting(state, command.data.memoryId).status === 'forgotten') return [];
+      return [{ type: 'MemoryForgotten', schemaVersion: 1, data: command.data }];
+    case 'ArchiveMemory':
+      if (living(state, command.data.memoryId, 'archive').status === 'archived') return [];
+      return [{ type: 'MemoryArchived', schemaVersion: 1, data: command.data }];
+    case 'RestoreMemory':
+      if (living(state, command.data.memoryId, 'restore').status === 'active') return [];
+      return [{ type: 'MemoryRestored', schemaVersion: 1, data: command.data }];
+    default:
+      return assertNever(command);
+  }
+}
+
+function decideUpdate(command: UpdateMemory, memory: { memory: MemoryFields }): Body[] {
+  const changes = Object.fromEntries(
+    Object.entries(command.data.changes).filter(
+      ([key, value]) => JSON.stringify(memory.memory[key as keyof MemoryFields]) !== JSON.stringify(value),
+    ),
+  );
+  if (Object.keys(changes).length === 0) return [];
+  return [{ type: 'MemoryUpdated', schemaVersion: 1, data: { memoryId: command.data.memoryId, changes } }];
+}
+
+function requireExisting(state: MemoryState, memoryId: string): Exclude<MemoryState, { status: 'absent' }> {
+  if (state.status === 'absent') throw new DomainError('memory_not_found', `memory ${memoryId} does not exist`);
+  return state;
+}
+
+function living(state: MemoryState, memoryId: string, action: string) {
+  const existing = requireExisting(state, memoryId);
+  if (existing.status === 'forgotten') {
+    throw new DomainError('memory_forgotten', `cannot ${action} memory ${memoryId}: it was forgotten`);
+  }
+  return existing;
+}
+
+export const memoryDecider: Decider<MemoryCommand, MemoryEvent, MemoryState> = {
+  initialState: initialMemoryState,
+  evolve: evolveMemory,
+  decide: decideMemory,
+};

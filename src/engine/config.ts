@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { fieldPath } from '../events/errors.js';
+
+/** Every setting of the engine, validated once at start. */
+export const configSchema = z
+  .object({
+    dataDir: z.string().min(1).default('./data'),
+    databaseFile: z.string().min(1).default('livingmemory.db'),
+    sqlite: z
+      .object({ synchronous: z.enum(['FULL', 'NORMAL']).default('FULL') })
+      .strict()
+      .default({ synchronous: 'FULL' }),
+    projections: z
+      .object({ pageSize: z.number().int().min(1).max(100_000).default(1000) })
+      .strict()
+      .default({ pageSize: 1000 }),
+    actor: z.string().min(1).default('cli'),
+  })
+  .strict();
+
+export type Config = z.output<typeof configSchema>;
+
+/** A setting that was refused; `key` is the dotted path, `source` where the value came from. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly key: string,
+    readonly source: string,
+    detail: string,
+  ) {
+    super(`configuration ${key} (from ${source}): ${detail}`);
+  }
+}
+
+// Variables arrive as text; the ones naming numeric settings are read as numbers.
+const envKeys: Readonly<Record<string, { readonly path: readonly string[]; readonly numeric?: true }>> = {
+  LIVINGMEMORY_DATA_DIR: { path: ['dataDir'] },
+  LIVINGMEMORY_DATABASE_FILE: { path: ['databaseFile'] },
+  LIVINGMEMORY_SQLITE_SYNCHRONOUS: { path: ['sqlite', 'synchronous'] },
+  LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: { path: ['projections', 'pageSize'], numeric: true },
+  LIVINGMEMORY_ACTOR: { path: ['actor'] },
+};
+const envMeta = new Set(['LIVINGMEMORY_CONFIG']);
+
+type Layer = { readonly source: string; readonly values: Record<string, unknown> };
+
+export interface ConfigSources {
+  readonly file?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly overrides?: Record<string, unknown>;
+}
+
+/** Defaults, then the file, then LIVINGMEMORY_* variables, then explicit overrides (flags). */
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? {};
+  const file = sources.file ?? env.LIVINGMEMORY_CONFIG;
+  const layers: Layer[] = [];
+  if (file) layers.push({ source: file, values: readConfigFile(file) });
+  layers.push({ source: 'environment', values: fromEnv(env) });
+  if (sources.overrides) layers.push({ source: 'command line', values: sources.overrides });
+  let merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    merged = deepMerge(merged, layer.values);
+    const result = configSchema.safeParse(merged);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new ConfigError(fieldPath(issue?.path ?? []), layer.source, issue?.message ?? 'invalid');
+    }
+  }
+  return configSchema.parse(merged);
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('(file)', path, `cannot read: ${(error as Error).message}`);
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return parsed as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError('(file)', path, `not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function fromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  let values: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('LIVINGMEMORY_') || envMeta.has(name) || raw === undefined) continue;
+    const key = envKeys[name];
+    if (!key) throw new ConfigError(name, 'environment', `unknown setting; known: ${Object.keys(envKeys).join(', ')}`);
+    const value = key.numeric && raw.trim() !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+    values = deepMerge(values, nest(key.path, value));
+  }
+  return values;
+}
+
+function nest(path: readonly string[], value: unknown): Record<string, unknown> {
+  return path.reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), value as never);
+}
+
+function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const prior = out[key];
+    const bothObjects = isPlainObject(prior) && isPlainObject(value);
+    out[key] = bothObjects ? deepMerge(prior, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,50 @@
+import type { Observable } from 'rxjs';
+import type { DomainEvent } from '../catalog.js';
+
+/** What a writer believes about the stream: the one type every store maps its own checks onto. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export interface StoredPosition {
+  readonly streamId: string;
+  /** 0 for a stream's first event. */
+  readonly streamRevision: bigint;
+  /** 1 for the log's first event; strictly increasing, no gaps in the SQLite log. */
+  readonly globalPosition: bigint;
+}
+
+export type RecordedEvent<E extends DomainEvent = DomainEvent> = E & StoredPosition;
+
+export interface AppendResult {
+  readonly nextExpectedRevision: bigint;
+  readonly lastPosition: bigint;
+}
+
+export interface ReadAllOptions {
+  /** Inclusive; defaults to the first position. */
+  readonly from?: bigint;
+  /** Inclusive upper bound, for reading the log as it was at a position. */
+  readonly to?: bigint;
+  readonly limit?: number;
+}
+
+export interface EventLog {
+  /** Appends all events or none, checking the stream's revision first. */
+  append(
+    streamId: string,
+    events: readonly DomainEvent[],
+    options?: { readonly expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
+  readStream(streamId: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
+  /** One page of the whole log in position order; `limit` defaults to 1,000. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the last event, 0 when the log is empty. */
+  headPosition(): Promise<bigint>;
+  /** Every event from `from` on: the stored ones first, then live ones as they are appended. */
+  subscribe(options?: { readonly from?: bigint }): Observable<RecordedEvent>;
+  close(): Promise<void>;
+}
+
+export function describeRevision(revision: ExpectedRevision | bigint | undefined): string {
+  if (revision === undefined) return 'no_stream';
+  return typeof revision === 'bigint' ? revision.toString() : revision;
+}

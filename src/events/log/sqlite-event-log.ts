@@ -1,0 +1,134 @@
+import type { DomainEvent } from '../catalog.js';
+import { ConcurrencyError, ValidationError } from '../errors.js';
+import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, RecordedEvent } from './event-log.js';
+import { checkExpectedRevision } from './expected-revision.js';
+import type { SqliteDatabase } from './sqlite-database.js';
+import { createLogSchema } from './sqlite-schema.js';
+import { pollingSubscription } from './subscription.js';
+import { decodeStoredEvent, validateNewEvent, type StoredRow } from './validate.js';
+
+interface EventRow extends StoredRow {
+  readonly globalPosition: number;
+  readonly streamId: string;
+  readonly streamRevision: number;
+}
+
+const columns = `global_position AS globalPosition, stream_id AS streamId, stream_revision AS streamRevision,
+  type, schema_version AS schemaVersion, data, metadata`;
+
+export interface SqliteEventLogOptions {
+  /** How often a subscriber looks for appends made by other processes. */
+  readonly pollIntervalMs?: number;
+}
+
+/** The embedded log over an open database; the caller owns (and closes) the database. */
+export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLogOptions = {}): EventLog {
+  createLogSchema(db);
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const waiters = new Set<() => void>();
+  const wakeAll = () => [...waiters].forEach((wake) => wake());
+  const stmt = {
+    revision: db.prepare<[string], { revision: number }>('SELECT revision FROM streams WHERE stream_id = ?'),
+    createStream: db.prepare('INSERT INTO streams (stream_id, revision) VALUES (?, ?)'),
+    swapRevision: db.prepare('UPDATE streams SET revision = ? WHERE stream_id = ? AND revision = ?'),
+    insert: db.prepare(`INSERT INTO events (stream_id, stream_revision, event_id, type, schema_version, data, metadata)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    readStream: db.prepare<[string, number], EventRow>(
+      `SELECT ${columns} FROM events WHERE stream_id = ? AND stream_revision >= ? ORDER BY stream_revision`,
+    ),
+    readAll: db.prepare<[number, number, number], EventRow>(
+      `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
+    ),
+    head: db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events'),
+  };
+
+  const appendTx = db.transaction((streamId: string, events: readonly DomainEvent[], expected: ExpectedRevision) => {
+    const found = stmt.revision.get(streamId)?.revision;
+    const actual = found === undefined ? undefined : BigInt(found);
+    checkExpectedRevision(streamId, expected, actual);
+    let revision = found ?? -1;
+    let lastPosition = 0;
+    for (const event of events) {
+      revision += 1;
+      const { type, schemaVersion, data, metadata } = event;
+      const info = stmt.insert.run(streamId, revision, metadata.eventId, type, schemaVersion, JSON.stringify(data), JSON.stringify(metadata));
+      lastPosition = Number(info.lastInsertRowid);
+    }
+    if (found === undefined) stmt.createStream.run(streamId, revision);
+    else if (stmt.swapRevision.run(revision, streamId, found).changes !== 1) {
+      throw new ConcurrencyError(streamId, String(found), 'changed by another writer');
+    }
+    return { nextExpectedRevision: BigInt(revision), lastPosition: BigInt(lastPosition) };
+  });
+
+  const decode = (row: EventRow): RecordedEvent => ({
+    ...decodeStoredEvent(row, BigInt(row.globalPosition)),
+    streamId: row.streamId,
+    streamRevision: BigInt(row.streamRevision),
+    globalPosition: BigInt(row.globalPosition),
+  });
+
+  const readAll = (opts: ReadAllOptions = {}): RecordedEvent[] =>
+    stmt.readAll
+      .all(Number(opts.from ?? 1n), opts.to === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.to), opts.limit ?? 1000)
+      .map(decode);
+
+  return {
+    async append(streamId, events, opts = {}): Promise<AppendResult> {
+      if (streamId.length === 0) throw new ValidationError('streamId', 'must not be empty');
+      if (events.length === 0) throw new ValidationError('events', 'at least one event is required');
+      const valid = events.map(validateNewEvent);
+      const result = runAppend(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any'), streamId);
+      wakeAll();
+      return result;
+    },
+    async readStream(streamId, opts = {}) {
+      return stmt.readStream.all(streamId, Number(opts.fromRevision ?? 0n)).map(decode);
+    },
+    async readAll(opts) {
+      return readAll(opts);
+    },
+    async headPosition() {
+      return BigInt(stmt.head.get()?.head ?? 0);
+    },
+    subscribe(opts = {}) {
+      const nextWake = () =>
+        new Promise<void>((resolve) => {
+          const wake = (): void => {
+            clearTimeout(timeout);
+            waiters.delete(wake);
+            resolve();
+          };
+          const timeout = setTimeout(wake, pollIntervalMs).unref();
+          waiters.add(wake);
+        });
+      return pollingSubscription({ readPage: async (from, limit) => readAll({ from, limit }), nextWake }, opts.from ?? 1n);
+    },
+    async close() {
+      wakeAll();
+    },
+  };
+}
+
+/** Maps SQLite's own constraint failures onto the log's errors at this boundary. */
+function runAppend<T>(append: () => T, streamId: string): T {
+  try {
+    return append();
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const message = (error as Error).message ?? '';
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' && message.includes('events.event_id')) {
+      throw new ValidationError('metadata.eventId', 'an event with this id is already in the log');
+    }
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      throw new ConcurrencyError(streamId, 'unchanged', 'changed by another writer');
+    }
+    throw error;
+  }
+}
+
+/** The log's head read inside the caller's transaction, for a rebuild's switch under the write lock. */
+export function sqliteLockedHead(db: SqliteDatabase): () => bigint {
+  const head = db.prepare<[], { head: number }>('SELECT coalesce(max(global_position), 0) AS head FROM events');
+  return () => BigInt(head.get()?.head ?? 0);
+}

@@ -1,0 +1,12 @@
+/** Stream names: one stream per aggregate, system streams for what has no aggregate. */
+export const streams = {
+  memory: (memoryId: string) => `memory-${memoryId}`,
+  conversation: (sessionId: string) => `conversation-${sessionId}`,
+  atom: (atomId: string) => `atom-${atomId}`,
+  graph: (memoryId: string) => `graph-${memoryId}`,
+  access: 'system-access',
+  decay: 'system-decay',
+  providers: 'system-providers',
+  projections: 'system-projections',
+  backups: 'system-backups',
+} as const;

@@ -1,0 +1,136 @@
+import type { EventOf } from '../events/catalog.js';
+import type { RecordedEvent } from '../events/log/event-log.js';
+import type { Projection, ProjectionTx } from './projection.js';
+
+/** What `documents.metadata` holds, in a fixed key order so replays produce the same bytes. */
+export interface DocumentMetadata {
+  sessionId: string | null;
+  personaId: string | null;
+  userId: string | null;
+  importance: number;
+  status: 'active' | 'archived' | 'forgotten';
+  createdAt: string;
+  updatedAt: string;
+  topics: string[];
+  keyFacts: string[];
+  participants: string[];
+  sentiment: string | null;
+  accessCount: number;
+  lastAccessedAt: string | null;
+  mergedFrom: string[];
+  statusReason: string | null;
+}
+
+type Patch = (meta: DocumentMetadata, event: RecordedEvent) => Partial<DocumentMetadata>;
+
+function written(e: EventOf<'MemoryWritten'>): DocumentMetadata {
+  const d = e.data;
+  return {
+    sessionId: d.sessionId,
+    personaId: d.personaId,
+    userId: d.userId,
+    importance: d.importance,
+    status: 'active',
+    createdAt: e.metadata.occurredAt,
+    updatedAt: e.metadata.occurredAt,
+    topics: d.topics,
+    keyFacts: d.keyFacts,
+    participants: d.participants,
+    sentiment: d.sentiment,
+    accessCount: 0,
+    lastAccessedAt: null,
+    mergedFrom: [],
+    statusReason: null,
+  };
+}
+
+function patchMetadata(tx: ProjectionTx, memoryId: string, event: RecordedEvent, patch: Patch, text?: string): void {
+  const row = tx.get<{ metadata: string }>('SELECT metadata FROM {documents} WHERE memory_id = ?', memoryId);
+  if (!row) return;
+  const meta = JSON.parse(row.metadata) as DocumentMetadata;
+  const next = { ...meta, updatedAt: event.metadata.occurredAt, ...patch(meta, event) };
+  tx.run(
+    'UPDATE {documents} SET text = coalesce(?, text), metadata = ?, last_position = ? WHERE memory_id = ?',
+    text ?? null,
+    JSON.stringify(next),
+    Number(event.globalPosition),
+    memoryId,
+  );
+}
+
+function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
+  switch (e.type) {
+    case 'MemoryWritten':
+      tx.run(
+        'INSERT INTO {documents} (memory_id, text, metadata, last_position) VALUES (?, ?, ?, ?)',
+        e.data.memoryId,
+        e.data.text,
+        JSON.stringify(written(e)),
+        Number(e.globalPosition),
+      );
+      return;
+    case 'MemoryUpdated': {
+      const { text, ...rest } = e.data.changes;
+      return patchMetadata(tx, e.data.memoryId, e, () => rest, text);
+    }
+    case 'MemoryImportanceDecayed':
+      return patchMetadata(tx, e.data.memoryId, e, () => ({ importance: e.data.to }));
+    case 'MemoryArchived':
+      return patchMetadata(tx, e.data.memoryId, e, () => ({ status: 'archived', statusReason: e.data.reason }));
+    case 'MemoryRestored':
+      return patchMetadata(tx, e.data.memoryId, e, () => ({ status: 'active', statusReason: null }));
+    case 'MemoryForgotten':
+      // The text leaves the read model; what was forgotten stays answerable from the log.
+      return patchMetadata(tx, e.data.memoryId, e, () => ({ status: 'forgotten', statusReason: e.data.reason }), '');
+    case 'MemoriesConsolidated':
+      return patchMetadata(tx, e.data.memoryId, e, () => ({ mergedFrom: e.data.mergedMemoryIds }));
+    case 'MemoriesAccessed':
+      for (const access of e.data.accesses) {
+        // Access statistics are not a change of the memory: updatedAt stays as it was.
+        patchMetadata(tx, access.memoryId, e, (m) => ({
+          accessCount: m.accessCount + access.count,
+          lastAccessedAt: access.lastAccessedAt,
+          updatedAt: m.updatedAt,
+        }));
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+/** Memory text and metadata: the table every other read model and query starts from. */
+export const documentsProjection: Projection = {
+  name: 'documents',
+  version: 1,
+  tables: [{ name: 'documents', key: 'memory_id' }],
+  handles: [
+    'MemoryWritten',
+    'MemoryUpdated',
+    'MemoryImportanceDecayed',
+    'MemoryArchived',
+    'MemoryRestored',
+    'MemoryForgotten',
+    'MemoriesConsolidated',
+    'MemoriesAccessed',
+  ],
+  init(tx) {
+    const t = tx.table('documents');
+    tx.exec(`
+      CREATE TABLE {documents} (
+        memory_id TEXT PRIMARY KEY,
+        text TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        last_position INTEGER NOT NULL
+      );
+      CREATE INDEX ${t}_session ON {documents} (json_extract(metadata, '$.sessionId'));
+      CREATE INDEX ${t}_persona ON {documents} (json_extract(metadata, '$.personaId'));
+      CREATE INDEX ${t}_importance ON {documents} (json_extract(metadata, '$.importance'));
+      CREATE INDEX ${t}_status ON {documents} (json_extract(metadata, '$.status'));
+      CREATE INDEX ${t}_created ON {documents} (json_extract(metadata, '$.createdAt'));
+    `);
+  },
+  apply(batch, tx) {
+    for (const event of batch) applyOne(tx, event);
+  },
+};
