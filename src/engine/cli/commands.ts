@@ -1,0 +1,119 @@
+import { ValidationError } from '../../events/errors.js';
+import type { MemoryEngine } from '../engine.js';
+import { table, type Output } from './output.js';
+
+export interface Invocation {
+  readonly positionals: readonly string[];
+  readonly flags: Readonly<Record<string, string | boolean | string[] | undefined>>;
+}
+
+type Handler = (engine: MemoryEngine, inv: Invocation, out: Output) => Promise<void>;
+
+const str = (inv: Invocation, name: string): string | undefined => {
+  const v = inv.flags[name];
+  return typeof v === 'string' ? v : undefined;
+};
+const list = (inv: Invocation, name: string): string[] => {
+  const v = inv.flags[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+};
+const required = (inv: Invocation, index: number, name: string): string => {
+  const v = inv.positionals[index];
+  if (v === undefined || v.length === 0) throw new ValidationError(name, 'is required');
+  return v;
+};
+const number = (inv: Invocation, name: string): number | undefined => {
+  const v = str(inv, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || Number.isNaN(n)) throw new ValidationError(name, `must be a number, got "${v}"`);
+  return n;
+};
+const position = (inv: Invocation, name: string): bigint | undefined => {
+  const v = str(inv, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new ValidationError(name, `must be a non-negative integer, got "${v}"`);
+  return BigInt(v);
+};
+
+const status: Handler = async (engine, _inv, out) => {
+  const s = await engine.status();
+  const counts = { active: engine.documents.count('active'), all: engine.documents.count() };
+  out.print({ ...s, memories: counts }, () =>
+    [
+      `log head: ${s.headPosition}`,
+      `memories: ${counts.active} active, ${counts.all} in all`,
+      table([
+        ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding'],
+        ...s.projections.map((p) => [
+          p.name,
+          p.version,
+          p.generation,
+          p.checkpoint,
+          s.headPosition - p.checkpoint,
+          p.building ? `g${p.building.generation} at ${p.building.checkpoint}` : null,
+        ]),
+      ]),
+    ].join('\n'),
+  );
+};
+
+const add: Handler = async (engine, inv, out) => {
+  const receipt = await engine.writeMemory({
+    text: required(inv, 0, 'text'),
+    ...(number(inv, 'importance') === undefined ? {} : { importance: number(inv, 'importance') }),
+    sessionId: str(inv, 'session') ?? null,
+    personaId: str(inv, 'persona') ?? null,
+    userId: str(inv, 'user') ?? null,
+    topics: list(inv, 'topic'),
+  });
+  out.print(receipt, () => `written ${receipt.memoryId} at position ${receipt.position}`);
+};
+
+const forget: Handler = async (engine, inv, out) => {
+  const receipt = await engine.forgetMemory(required(inv, 0, 'memory-id'), str(inv, 'reason'));
+  out.print(receipt, () =>
+    receipt.position === null ? `${receipt.memoryId} was already forgotten` : `forgot ${receipt.memoryId} at position ${receipt.position}`,
+  );
+};
+
+const events: Handler = async (engine, inv, out) => {
+  const stream = str(inv, 'stream');
+  const tail = number(inv, 'tail') ?? 20;
+  const from = position(inv, 'from');
+  let found;
+  if (stream) found = await engine.log.readStream(stream);
+  else {
+    const head = await engine.log.headPosition();
+    const start = from ?? (head > BigInt(tail) ? head - BigInt(tail) + 1n : 1n);
+    found = await engine.log.readAll({ from: start, limit: tail });
+  }
+  out.print(found, () =>
+    found.length === 0
+      ? 'no events'
+      : table([
+          ['position', 'stream', 'rev', 'type', 'occurred at', 'actor'],
+          ...found.map((e) => [e.globalPosition, e.streamId, e.streamRevision, e.type, e.metadata.occurredAt, e.metadata.actor]),
+        ]),
+  );
+};
+
+const rebuild: Handler = async (engine, inv, out) => {
+  const result = await engine.runner.rebuild(required(inv, 0, 'projection'), 'requested from the command line');
+  out.print(result, () => `rebuilt ${result.projection} as generation ${result.generation} up to ${result.position}\ndigest ${result.digest}`);
+};
+
+const start: Handler = async (engine, inv, out) => {
+  // Until the server exists, the main job is to open the store, bring every projection up to the log and report.
+  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up');
+  await status(engine, inv, out);
+};
+
+export const commands: Readonly<Record<string, { readonly run: Handler; readonly usage: string }>> = {
+  start: { run: start, usage: 'start                      open the store, catch projections up, report' },
+  status: { run: status, usage: 'status                     log head, projections and their checkpoints' },
+  add: { run: add, usage: 'add <text> [--importance N] [--session S] [--persona P] [--user U] [--topic T]...' },
+  forget: { run: forget, usage: 'forget <memory-id> [--reason R]' },
+  events: { run: events, usage: 'events [--stream ID] [--tail N] [--from POSITION]' },
+  rebuild: { run: rebuild, usage: 'rebuild <projection>       replay into a shadow generation and switch' },
+};

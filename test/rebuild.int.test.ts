@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { stampEvents } from '../src/commands/decider.js';
+import type { RecordedEvent } from '../src/events/log/event-log.js';
+import { streams } from '../src/events/streams.js';
+import { documentsProjection } from '../src/projections/documents.js';
+import type { Projection } from '../src/projections/projection.js';
+import { createProjectionRunner } from '../src/projections/runner.js';
+import { sqliteLockedHead } from '../src/events/log/sqlite-event-log.js';
+import { testMetadata } from './support/decider-spec.js';
+import { openTestStore, type TestStore } from './support/store.js';
+
+const write = (store: TestStore, n: number) =>
+  store.log.append(
+    streams.memory(`m${n}`),
+    stampEvents(
+      [
+        {
+          type: 'MemoryWritten',
+          schemaVersion: 2,
+          data: {
+            memoryId: `m${n}`,
+            text: `memory number ${n}`,
+            importance: 0.5,
+            sessionId: 's',
+            personaId: null,
+            userId: null,
+            topics: [],
+            keyFacts: [],
+            participants: [],
+            sentiment: null,
+            sources: [],
+          },
+        },
+      ],
+      testMetadata(n),
+    ),
+  );
+
+const countRows = (store: TestStore) =>
+  (store.db.prepare(`SELECT count(*) AS n FROM ${store.runner.liveTable('documents', 'documents')}`).get() as { n: number }).n;
+
+let store: TestStore;
+afterEach(() => store?.close());
+
+describe('shadow rebuild', () => {
+  it('keeps the live generation serving and applies events appended during the rebuild before switching', async () => {
+    store = openTestStore([documentsProjection], 10);
+    for (let n = 0; n < 200; n += 1) await write(store, n);
+    await store.runner.catchUp();
+    const before = store.runner.status()[0];
+    const rebuilding = store.runner.rebuild('documents');
+    // While the shadow fills page by page, the live generation still answers and still takes writes.
+    for (let n = 200; n < 230; n += 1) {
+      await write(store, n);
+      expect(store.runner.status()[0]?.generation).toBe(before?.generation);
+      expect(countRows(store)).toBeGreaterThanOrEqual(200);
+    }
+    const result = await rebuilding;
+    expect(result.generation).toBe((before?.generation ?? 0) + 1);
+    expect(store.runner.status()[0]?.generation).toBe(result.generation);
+    expect(countRows(store)).toBe(230);
+    expect(result.position).toBe(await store.log.headPosition());
+    const oldTable = store.db.prepare("SELECT name FROM sqlite_master WHERE name = ?").get(`documents_g${before?.generation}`);
+    expect(oldTable).toBeUndefined();
+  });
+
+  it('resumes a shadow generation left behind from its checkpoint', async () => {
+    store = openTestStore([documentsProjection], 10);
+    for (let n = 0; n < 50; n += 1) await write(store, n);
+    await store.runner.catchUp();
+    // A rebuild that was killed: a building generation with part of the log applied.
+    store.db.prepare("INSERT INTO projection_generations (name, generation, version, status, checkpoint) VALUES ('documents', 2, 1, 'building', 20)").run();
+    store.db.exec('CREATE TABLE documents_g2 AS SELECT * FROM documents_g1 WHERE last_position <= 20');
+    const result = await store.runner.rebuild('documents');
+    expect(result.resumed).toBe(true);
+    expect(result.generation).toBe(2);
+    expect(countRows(store)).toBe(50);
+  });
+
+  it('leaves the live generation in place when the rebuild fails', async () => {
+    store = openTestStore([documentsProjection], 10);
+    for (let n = 0; n < 30; n += 1) await write(store, n);
+    await store.runner.catchUp();
+    const digest = store.runner.digest('documents');
+    let calls = 0;
+    const failing: Projection = {
+      ...documentsProjection,
+      apply(batch: readonly RecordedEvent[], tx) {
+        calls += 1;
+        if (calls > 1) throw new Error('provider down');
+        documentsProjection.apply(batch, tx);
+      },
+    };
+    const runner = createProjectionRunner({ db: store.db, log: store.log, projections: [failing], pageSize: 10, lockedHead: sqliteLockedHead(store.db) });
+    await expect(runner.rebuild('documents')).rejects.toThrow('provider down');
+    expect(store.runner.digest('documents')).toBe(digest);
+    const failed = store.db.prepare("SELECT status FROM projection_generations WHERE name = 'documents' AND generation = 2").get();
+    expect(failed).toEqual({ status: 'failed' });
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'documents_g2'").get()).toBeUndefined();
+  });
+
+  it('rebuilds on start when the projection version changed', async () => {
+    store = openTestStore([documentsProjection], 10);
+    for (let n = 0; n < 5; n += 1) await write(store, n);
+    await store.runner.catchUp();
+    const digest = store.runner.digest('documents');
+    const v2 = { ...documentsProjection, version: 2 };
+    const runner = createProjectionRunner({ db: store.db, log: store.log, projections: [v2], lockedHead: sqliteLockedHead(store.db) });
+    await runner.catchUp();
+    expect(runner.status()[0]).toMatchObject({ version: 2, generation: 2 });
+    expect(runner.digest('documents')).toBe(digest);
+  });
+
+  it('goes live: appends are projected without an explicit catch-up', async () => {
+    store = openTestStore([documentsProjection], 10);
+    await store.runner.start();
+    await write(store, 1);
+    await expect.poll(() => countRows(store), { timeout: 5000 }).toBe(1);
+    await store.runner.stop();
+  });
+});
