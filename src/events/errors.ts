@@ -42,7 +42,9 @@ export function fieldPath(path: readonly PropertyKey[], prefix = ''): string {
 export function toValidationError(error: z.ZodError, prefix = ''): ValidationError {
   const issue = error.issues[0];
   if (!issue) return new ValidationError(prefix || '(root)', 'invalid');
-  return new ValidationError(fieldPath(issue.path, prefix), issue.message);
+  // An unknown key is named itself, not its parent object.
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
+  return new ValidationError(fieldPath(path, prefix), issue.message);
 }
 
 /** Parses with a zod schema and throws a ValidationError naming the field. */
