@@ -13,7 +13,7 @@ describe('event catalog', () => {
     const expected = [
       'MessageRecorded', 'MessagesRolledBack', 'SessionReset', 'SummaryScheduled', 'SummaryCommitted', 'SummaryCompensated',
       'MemoryWritten', 'MemoryUpdated', 'MemoriesAccessed', 'MemoryImportanceDecayed', 'MemoryArchived', 'MemoryRestored',
-      'MemoryForgotten', 'MemoriesConsolidated', 'AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'GraphEntriesLinked',
+      'MemoryForgotten', 'MemoriesConsolidated', 'MemoryEmbeddingFailed', 'MemoryEmbeddingRepaired', 'AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'GraphEntriesLinked',
       'DecayTicked', 'ProviderFingerprintChanged', 'ProjectionRebuildStarted', 'ProjectionRebuildCompleted',
       'ProjectionRebuildFailed', 'BackupTaken',
     ];

@@ -82,6 +82,20 @@ export const memoriesConsolidated = defineEvent(
   z.object({ memoryId: idSchema, mergedMemoryIds: z.array(idSchema).min(2) }),
 );
 
+/** The engine could not embed the memory; the document stays and maintenance retries. */
+export const memoryEmbeddingFailed = defineEvent(
+  'MemoryEmbeddingFailed',
+  1,
+  z.object({ memoryId: idSchema, fingerprint: z.string().min(1), error: z.string().min(1).max(2000) }),
+);
+
+/** The embedding is now in the cache: vector indexes pick it up. */
+export const memoryEmbeddingRepaired = defineEvent(
+  'MemoryEmbeddingRepaired',
+  1,
+  z.object({ memoryId: idSchema, fingerprint: z.string().min(1) }),
+);
+
 export const memoryEvents = [
   memoryWritten,
   memoryUpdated,
@@ -91,4 +105,6 @@ export const memoryEvents = [
   memoryRestored,
   memoryForgotten,
   memoriesConsolidated,
+  memoryEmbeddingFailed,
+  memoryEmbeddingRepaired,
 ] as const;

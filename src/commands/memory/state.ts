@@ -7,6 +7,10 @@ export type MemoryEvent = EventOf<
   | 'MemoryArchived'
   | 'MemoryRestored'
   | 'MemoryForgotten'
+  | 'MemoryEmbeddingFailed'
+  | 'MemoryEmbeddingRepaired'
+  | 'GraphEntriesLinked'
+  | 'AtomExtracted'
 >;
 
 export type MemoryFields = Omit<EventData<'MemoryWritten'>, 'sources'>;
@@ -34,6 +38,12 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
       return withStatus(state, 'active');
     case 'MemoryForgotten':
       return withStatus(state, 'forgotten');
+    // Derived facts travel in the memory's stream but change none of its rules.
+    case 'MemoryEmbeddingFailed':
+    case 'MemoryEmbeddingRepaired':
+    case 'GraphEntriesLinked':
+    case 'AtomExtracted':
+      return state;
     default:
       return assertNever(event);
   }

@@ -1,0 +1,85 @@
+import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
+import type { Generation, GenerationStore } from '../generations.js';
+import { emptyGeneration, type VectorGeneration, type VectorSource } from './apply.js';
+
+export interface VectorRebuildOptions {
+  /** Above this share of memories without an embedding the shadow does not switch. */
+  readonly maxFailureRatio?: number;
+  /** Events between two persisted checkpoints of the shadow, so a killed rebuild resumes. */
+  readonly persistEvery?: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: { checkpoint: bigint; head: bigint }) => void;
+}
+
+export interface VectorRebuildResult {
+  readonly status: 'completed' | 'partial' | 'cancelled';
+  readonly generation: number;
+  readonly resumed: boolean;
+  readonly checkpoint: bigint;
+  readonly size: number;
+  readonly pending: number;
+  readonly failureRatio: number;
+}
+
+export interface VectorRebuildContext {
+  readonly db: SqliteDatabase;
+  readonly generations: GenerationStore;
+  readonly source: VectorSource;
+  readonly load: (gen: Generation) => VectorGeneration;
+  readonly drain: (gen: VectorGeneration, to?: bigint) => Promise<void>;
+  readonly persist: (gen: VectorGeneration) => Promise<void>;
+  readonly headNow: () => Promise<bigint>;
+  /** Waits for the live catch-up in flight; after it, `switchTo` runs with no await in between. */
+  readonly liveIdle: () => Promise<void>;
+  readonly switchTo: (gen: VectorGeneration) => number;
+  readonly remove: (generation: number) => void;
+}
+
+const name = 'vectors';
+
+export const failureRatio = (gen: VectorGeneration): number => {
+  const total = gen.index.size() + gen.pending.size;
+  return total === 0 ? 0 : gen.pending.size / total;
+};
+
+/** Replays into a shadow index, persisting as it goes; switches only when few embeddings are missing. */
+export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
+  const existing = ctx.generations.building(name);
+  const row = existing ?? ctx.db.transaction(() => ctx.generations.create(name, 1, 'building')).immediate();
+  const gen = existing ? ctx.load(existing) : emptyGeneration(row.generation, ctx.source);
+  const resumed = existing !== undefined;
+  const result = (status: VectorRebuildResult['status']): VectorRebuildResult => ({
+    status, generation: gen.generation, resumed, checkpoint: gen.checkpoint,
+    size: gen.index.size(), pending: gen.pending.size, failureRatio: failureRatio(gen),
+  });
+  const step = BigInt(options.persistEvery ?? 5000);
+  for (;;) {
+    const head = await ctx.headNow();
+    while (gen.checkpoint < head) {
+      if (options.signal?.aborted) {
+        await ctx.persist(gen);
+        return result('cancelled');
+      }
+      const to = gen.checkpoint + step < head ? gen.checkpoint + step : head;
+      await ctx.drain(gen, to);
+      await ctx.persist(gen);
+      options.onProgress?.({ checkpoint: gen.checkpoint, head });
+    }
+    if (failureRatio(gen) > (options.maxFailureRatio ?? 0.02)) {
+      ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
+      ctx.remove(gen.generation);
+      return result('partial');
+    }
+    await ctx.liveIdle();
+    if (gen.checkpoint < (await ctx.headNow())) continue;
+    const previous = ctx.db.transaction(() => {
+      const live = ctx.generations.live(name);
+      if (live) ctx.generations.setStatus(live, 'retired');
+      ctx.generations.setStatus(row, 'live');
+      return ctx.switchTo(gen);
+    }).immediate();
+    await ctx.persist(gen);
+    if (previous !== gen.generation) ctx.remove(previous);
+    return result('completed');
+  }
+}

@@ -1,0 +1,152 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EventLog } from '../../events/log/event-log.js';
+import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { createGenerationStore, type Generation } from '../generations.js';
+import { applyVectorPage, emptyGeneration, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
+import { createReadWriteLock, createSerialExecutor } from './executor.js';
+import type { VectorHit } from './flat-index.js';
+import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
+import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
+
+export interface VectorStoreOptions {
+  readonly db: SqliteDatabase;
+  readonly log: EventLog;
+  readonly dir: string;
+  readonly source: VectorSource;
+  readonly pageSize?: number;
+  /** Flushes are debounced: many small applies, one snapshot. */
+  readonly flushDelayMs?: number;
+  /** The log's head read synchronously, when the log lives in `db`. */
+  readonly lockedHead?: () => bigint;
+}
+
+export const vectorProjectionName = 'vectors';
+
+/**
+ * The FAISS projection. Its rows live in memory and in a snapshot file that carries its own
+ * checkpoint, so rows and checkpoint are persisted together; SQLite only records which
+ * generation is live.
+ */
+export function createVectorStore(options: VectorStoreOptions) {
+  const { db, log, source } = options;
+  const pageSize = options.pageSize ?? 1000;
+  mkdirSync(options.dir, { recursive: true });
+  const generations = createGenerationStore(db);
+  const executor = createSerialExecutor();
+  const lock = createReadWriteLock();
+  const fileOf = (generation: number): string => join(options.dir, `vectors-g${generation}.snap`);
+
+  const load = (gen: Generation): VectorGeneration => {
+    const snapshot = readSnapshot(fileOf(gen.generation));
+    if (!snapshot) return emptyGeneration(gen.generation, source);
+    return restoreGeneration(snapshot);
+  };
+  const openLive = (): { gen: VectorGeneration; fingerprint: string | null } => {
+    const row =
+      generations.live(vectorProjectionName) ??
+      db.transaction(() => generations.create(vectorProjectionName, 1, 'live')).immediate();
+    const snapshot = readSnapshot(fileOf(row.generation));
+    return snapshot
+      ? { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint }
+      : { gen: emptyGeneration(row.generation, source), fingerprint: null };
+  };
+  const opened = openLive();
+  let live = opened.gen;
+  let liveFingerprint = opened.fingerprint;
+  let flushTimer: NodeJS.Timeout | null = null;
+
+  const persist = (gen: VectorGeneration): Promise<void> =>
+    executor.run(async () => {
+      const snapshot = await lock.read(() => toSnapshot(gen, source));
+      writeSnapshot(fileOf(gen.generation), snapshot);
+      const row = generations.get(vectorProjectionName, gen.generation);
+      if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
+    });
+  const scheduleFlush = (): void => {
+    if (flushTimer) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = null;
+      void persist(live).catch(() => undefined);
+    }, options.flushDelayMs ?? 200);
+    flushTimer.unref();
+  };
+
+  /** Reads the log into one generation from its checkpoint; yields between pages. */
+  const drain = async (gen: VectorGeneration, to?: bigint): Promise<void> => {
+    for (;;) {
+      const page = await log.readAll({ from: gen.checkpoint + 1n, limit: pageSize, ...(to === undefined ? {} : { to }) });
+      if (page.length === 0) return;
+      await lock.write(() => applyVectorPage(gen, page, source));
+      if (page.length < pageSize) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  let catchingUp: Promise<void> = Promise.resolve();
+  const catchUp = (): Promise<void> => {
+    catchingUp = catchingUp.then(async () => {
+      const before = live.checkpoint;
+      await drain(live);
+      if (live.checkpoint !== before) scheduleFlush();
+    });
+    return catchingUp;
+  };
+
+  return {
+    /** True when the live index was built with another provider or model: only a full rebuild fixes that. */
+    fingerprintChanged: (): boolean => liveFingerprint !== null && liveFingerprint !== source.fingerprint,
+    catchUp,
+    search: (query: Float32Array, k: number): Promise<VectorHit[]> => lock.read(() => live.index.search(query, k)),
+    ids: (): readonly string[] => live.index.ids(),
+    pending: (): ReadonlyMap<string, string> => live.pending,
+    digest: (): string => vectorDigest(live),
+    status() {
+      const building = generations.building(vectorProjectionName);
+      return {
+        name: vectorProjectionName,
+        generation: live.generation,
+        checkpoint: live.checkpoint,
+        size: live.index.size(),
+        pending: live.pending.size,
+        building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
+      };
+    },
+    flush: async (): Promise<void> => {
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = null;
+      await catchingUp;
+      await persist(live);
+    },
+    rebuild: (rebuildOptions: VectorRebuildOptions = {}) =>
+      rebuildVectors(
+        {
+          db,
+          generations,
+          source,
+          load,
+          drain,
+          persist,
+          headNow: async () => (options.lockedHead ? options.lockedHead() : log.headPosition()),
+          liveIdle: () => catchingUp,
+          switchTo: (gen) => {
+            const previous = live.generation;
+            live = gen;
+            liveFingerprint = source.fingerprint;
+            return previous;
+          },
+          remove: (generation) => removeSnapshot(fileOf(generation)),
+        },
+        rebuildOptions,
+      ),
+    close: async (): Promise<void> => {
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = null;
+      await catchingUp;
+      await persist(live);
+      await executor.idle();
+    },
+  };
+}
+
+export type VectorStore = ReturnType<typeof createVectorStore>;
