@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fieldPath } from '../events/errors.js';
+import { embeddingConfigSchema } from './embeddings/index.js';
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z
@@ -16,6 +17,7 @@ export const configSchema = z
       .strict()
       .default({ pageSize: 1000 }),
     actor: z.string().min(1).default('cli'),
+    embedding: embeddingConfigSchema.default({ provider: 'hash' }),
   })
   .strict();
 
@@ -40,6 +42,7 @@ const envKeys: Readonly<Record<string, { readonly path: readonly string[]; reado
   LIVINGMEMORY_SQLITE_SYNCHRONOUS: { path: ['sqlite', 'synchronous'] },
   LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: { path: ['projections', 'pageSize'], numeric: true },
   LIVINGMEMORY_ACTOR: { path: ['actor'] },
+  LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
 };
 const envMeta = new Set(['LIVINGMEMORY_CONFIG']);
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { EventData } from '../../events/catalog.js';
+import type { EventData, EventOf } from '../../events/catalog.js';
 import { importanceSchema, labels, nonEmptyText, sourceMessageSchema } from '../../events/fields.js';
 import { memoryChangesSchema, memoryScopeFields } from '../../events/memory.js';
 import { idSchema } from '../../events/metadata.js';
-import type { Command } from '../decider.js';
+import type { Command, EventBody } from '../decider.js';
 
 const reason = z.string().min(1).max(500);
 
@@ -34,8 +34,16 @@ type Schemas = typeof memoryCommandSchemas;
 export type MemoryCommandType = keyof Schemas;
 export type MemoryCommandData<T extends MemoryCommandType> = z.output<Schemas[T]>;
 
-export type WriteMemory = Command<'WriteMemory', EventData<'MemoryWritten'>>;
-export type UpdateMemory = Command<'UpdateMemory', MemoryCommandData<'UpdateMemory'>>;
+/**
+ * What the engine derived before the command (graph links, atoms): appended with the memory's own
+ * event in one atomic append, so the log never holds a memory without its derived facts.
+ */
+export type DerivedEvent = EventBody<EventOf<'GraphEntriesLinked' | 'AtomExtracted' | 'AtomReinforced'>>;
+
+export type WriteMemory = Command<'WriteMemory', EventData<'MemoryWritten'>> & { readonly derived?: readonly DerivedEvent[] };
+export type UpdateMemory = Command<'UpdateMemory', MemoryCommandData<'UpdateMemory'>> & {
+  readonly derived?: readonly DerivedEvent[];
+};
 export type ForgetMemory = Command<'ForgetMemory', MemoryCommandData<'ForgetMemory'>>;
 export type ArchiveMemory = Command<'ArchiveMemory', MemoryCommandData<'ArchiveMemory'>>;
 export type RestoreMemory = Command<'RestoreMemory', MemoryCommandData<'RestoreMemory'>>;

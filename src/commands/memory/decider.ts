@@ -10,7 +10,7 @@ export function decideMemory(command: MemoryCommand, state: MemoryState): Body[]
   switch (command.type) {
     case 'WriteMemory':
       if (state.status !== 'absent') throw new DomainError('memory_exists', `memory ${command.data.memoryId} already exists`);
-      return [{ type: 'MemoryWritten', schemaVersion: 2, data: command.data }];
+      return [{ type: 'MemoryWritten', schemaVersion: 2, data: command.data }, ...(command.derived ?? [])];
     case 'UpdateMemory':
       return decideUpdate(command, living(state, command.data.memoryId, 'update'));
     case 'ForgetMemory':
@@ -27,14 +27,22 @@ export function decideMemory(command: MemoryCommand, state: MemoryState): Body[]
   }
 }
 
-function decideUpdate(command: UpdateMemory, memory: { memory: MemoryFields }): Body[] {
+function decideUpdate(command: UpdateMemory, memory: { memory: MemoryFields; atomIds: readonly string[] }): Body[] {
   const changes = Object.fromEntries(
     Object.entries(command.data.changes).filter(
       ([key, value]) => JSON.stringify(memory.memory[key as keyof MemoryFields]) !== JSON.stringify(value),
     ),
   );
   if (Object.keys(changes).length === 0) return [];
-  return [{ type: 'MemoryUpdated', schemaVersion: 1, data: { memoryId: command.data.memoryId, changes } }];
+  const updated: Body = { type: 'MemoryUpdated', schemaVersion: 1, data: { memoryId: command.data.memoryId, changes } };
+  if (changes.text === undefined || !command.derived) return [updated];
+  // New text, new facts: the atoms of the old text are superseded by the ones derived from the new.
+  const superseded: Body[] = memory.atomIds.map((atomId) => ({
+    type: 'AtomStateChanged',
+    schemaVersion: 1,
+    data: { atomId, from: 'active', to: 'superseded', reason: 'memory text updated', supersededBy: null },
+  }));
+  return [updated, ...superseded, ...command.derived];
 }
 
 function requireExisting(state: MemoryState, memoryId: string): Exclude<MemoryState, { status: 'absent' }> {

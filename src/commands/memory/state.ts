@@ -11,13 +11,20 @@ export type MemoryEvent = EventOf<
   | 'MemoryEmbeddingRepaired'
   | 'GraphEntriesLinked'
   | 'AtomExtracted'
+  | 'AtomReinforced'
+  | 'AtomStateChanged'
 >;
 
 export type MemoryFields = Omit<EventData<'MemoryWritten'>, 'sources'>;
 
 export type MemoryState =
   | { readonly status: 'absent' }
-  | { readonly status: 'active' | 'archived' | 'forgotten'; readonly memory: MemoryFields };
+  | {
+      readonly status: 'active' | 'archived' | 'forgotten';
+      readonly memory: MemoryFields;
+      /** Atoms extracted from this memory that are still active: an edit of the text supersedes them. */
+      readonly atomIds: readonly string[];
+    };
 
 export const initialMemoryState = (): MemoryState => ({ status: 'absent' });
 
@@ -26,7 +33,7 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
   switch (event.type) {
     case 'MemoryWritten': {
       const { sources: _sources, ...memory } = event.data;
-      return { status: 'active', memory };
+      return { status: 'active', memory, atomIds: [] };
     }
     case 'MemoryUpdated':
       return withMemory(state, (memory) => ({ ...memory, ...event.data.changes }));
@@ -38,11 +45,16 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
       return withStatus(state, 'active');
     case 'MemoryForgotten':
       return withStatus(state, 'forgotten');
+    case 'AtomExtracted':
+      return state.status === 'absent' ? state : { ...state, atomIds: [...state.atomIds, event.data.atomId] };
+    case 'AtomStateChanged':
+      if (state.status === 'absent' || event.data.to === 'active') return state;
+      return { ...state, atomIds: state.atomIds.filter((id) => id !== event.data.atomId) };
     // Derived facts travel in the memory's stream but change none of its rules.
     case 'MemoryEmbeddingFailed':
     case 'MemoryEmbeddingRepaired':
     case 'GraphEntriesLinked':
-    case 'AtomExtracted':
+    case 'AtomReinforced':
       return state;
     default:
       return assertNever(event);
@@ -50,11 +62,11 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
 }
 
 function withMemory(state: MemoryState, change: (m: MemoryFields) => MemoryFields): MemoryState {
-  return state.status === 'absent' ? state : { status: state.status, memory: change(state.memory) };
+  return state.status === 'absent' ? state : { ...state, memory: change(state.memory) };
 }
 
 function withStatus(state: MemoryState, status: 'active' | 'archived' | 'forgotten'): MemoryState {
-  return state.status === 'absent' ? state : { status, memory: state.memory };
+  return state.status === 'absent' ? state : { ...state, status };
 }
 
 export function assertNever(value: never): never {

@@ -39,10 +39,16 @@ const position = (inv: Invocation, name: string): bigint | undefined => {
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
   const counts = { active: engine.documents.count('active'), all: engine.documents.count() };
+  const m = s.maintenance;
   out.print({ ...s, memories: counts }, () =>
     [
       `log head: ${s.headPosition}`,
       `memories: ${counts.active} active, ${counts.all} in all`,
+      `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
+        (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
+      `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
+        (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
+        (m.lastError ? ` (last error: ${m.lastError})` : ''),
       table([
         ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding'],
         ...s.projections.map((p) => [
@@ -104,9 +110,21 @@ const rebuild: Handler = async (engine, inv, out) => {
 };
 
 const start: Handler = async (engine, inv, out) => {
-  // Until the server exists, the main job is to open the store, bring every projection up to the log and report.
-  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up');
+  // Until the server exists, the main job is to open the store, bring every projection up to the
+  // log, check and repair the indexes, and report.
+  await engine.maintenance.start();
+  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up, indexes checked');
   await status(engine, inv, out);
+};
+
+const rebuildIndex: Handler = async (engine, _inv, out) => {
+  const result = await engine.maintenance.rebuildIndex();
+  out.print(result, () => `vector index: ${result.status}, generation ${result.generation}, ${result.size} vectors, ${result.pending} pending`);
+};
+
+const rebuildGraph: Handler = async (engine, _inv, out) => {
+  const results = [await engine.runner.rebuild('graph', 'requested'), await engine.runner.rebuild('atoms', 'requested')];
+  out.print(results, () => results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`).join('\n'));
 };
 
 export const commands: Readonly<Record<string, { readonly run: Handler; readonly usage: string }>> = {
@@ -116,4 +134,6 @@ export const commands: Readonly<Record<string, { readonly run: Handler; readonly
   forget: { run: forget, usage: 'forget <memory-id> [--reason R]' },
   events: { run: events, usage: 'events [--stream ID] [--tail N] [--from POSITION]' },
   rebuild: { run: rebuild, usage: 'rebuild <projection>       replay into a shadow generation and switch' },
+  'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
+  'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
 };

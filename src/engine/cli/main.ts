@@ -52,7 +52,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       env: process.env,
       overrides: values['data-dir'] ? { dataDir: values['data-dir'] } : {},
     });
-    const engine = await createMemoryEngine(config);
+    // Only `start` runs the background consistency check: other commands are short-lived.
+    const engine = await createMemoryEngine(config, { maintenance: false });
     try {
       await command.run(engine, { positionals: rest, flags: values }, createOutput(json));
     } finally {

@@ -1,0 +1,128 @@
+import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { contentHash, EmbeddingProviderError, fingerprintKey, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
+
+/** Vectors by (fingerprintKey, contentHash of the truncated text); outside the log, so rebuilds keep it. */
+export interface EmbeddingCache {
+  get(fpKey: string, hash: string): Float32Array | undefined;
+  /** The hits among `hashes`, keyed by hash. */
+  getMany(fpKey: string, hashes: readonly string[]): Map<string, Float32Array>;
+  put(fpKey: string, hash: string, vector: Float32Array): void;
+  /** Many puts in one transaction. */
+  putMany(fpKey: string, entries: Iterable<readonly [hash: string, vector: Float32Array]>): void;
+}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** float32 little-endian bytes; decoding gives back the same bits. */
+export function vectorToBuffer(vector: Float32Array): Buffer {
+  if (littleEndian) return Buffer.from(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength));
+  const buffer = Buffer.alloc(vector.length * 4);
+  vector.forEach((v, i) => buffer.writeFloatLE(v, i * 4));
+  return buffer;
+}
+
+export function bufferToVector(buffer: Buffer): Float32Array {
+  if (buffer.byteLength % 4 !== 0) throw new RangeError(`an embedding blob of ${buffer.byteLength} bytes is not float32`);
+  const vector = new Float32Array(buffer.byteLength / 4);
+  // Copied through bytes: a Buffer from SQLite need not be 4-byte aligned.
+  if (littleEndian) new Uint8Array(vector.buffer).set(buffer);
+  else for (let i = 0; i < vector.length; i += 1) vector[i] = buffer.readFloatLE(i * 4);
+  return vector;
+}
+
+/** Opens (creating when missing) the `embedding_cache` table in the engine's database. */
+export function createEmbeddingCache(db: SqliteDatabase): EmbeddingCache {
+  db.exec(`CREATE TABLE IF NOT EXISTS embedding_cache (
+    fingerprint TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (fingerprint, content_hash)
+  ) WITHOUT ROWID`);
+  const getOne = db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
+  const getIn = db.prepare<[string, string], { content_hash: string; vector: Buffer }>(
+    'SELECT content_hash, vector FROM embedding_cache WHERE fingerprint = ? AND content_hash IN (SELECT value FROM json_each(?))',
+  );
+  const upsert = db.prepare<[string, string, Buffer]>(
+    'INSERT INTO embedding_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (fingerprint, content_hash) DO UPDATE SET vector = excluded.vector',
+  );
+  const putAll = db.transaction((fpKey: string, entries: Iterable<readonly [string, Float32Array]>) => {
+    for (const [hash, vector] of entries) upsert.run(fpKey, hash, vectorToBuffer(vector));
+  });
+  const pageSize = 500;
+
+  return {
+    get(fpKey, hash) {
+      const row = getOne.get(fpKey, hash);
+      return row ? bufferToVector(row.vector) : undefined;
+    },
+    getMany(fpKey, hashes) {
+      const found = new Map<string, Float32Array>();
+      const unique = [...new Set(hashes)];
+      for (let start = 0; start < unique.length; start += pageSize) {
+        for (const row of getIn.all(fpKey, JSON.stringify(unique.slice(start, start + pageSize)))) {
+          found.set(row.content_hash, bufferToVector(row.vector));
+        }
+      }
+      return found;
+    },
+    put(fpKey, hash, vector) {
+      upsert.run(fpKey, hash, vectorToBuffer(vector));
+    },
+    putMany(fpKey, entries) {
+      putAll(fpKey, entries);
+    },
+  };
+}
+
+export interface EmbedWithCacheOptions {
+  /** Misses go to the provider this many at a time, each chunk stored before the next, so a failure keeps the earlier ones. Default 256. */
+  readonly chunkSize?: number;
+}
+
+export interface EmbedWithCacheResult {
+  /** One per input text, in input order. */
+  readonly vectors: Float32Array[];
+  /** How many (distinct) texts the provider was asked to embed. */
+  readonly embedded: number;
+}
+
+/**
+ * Truncates each text to the provider's limit, looks its hash up under the provider's fingerprint,
+ * asks the provider only for the distinct misses and stores them. A cached vector of the wrong
+ * length counts as a miss and is replaced.
+ */
+export async function embedWithCache(
+  provider: EmbeddingProvider,
+  cache: EmbeddingCache,
+  texts: readonly string[],
+  options: EmbedWithCacheOptions = {},
+): Promise<EmbedWithCacheResult> {
+  const chunkSize = options.chunkSize ?? 256;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
+  const fpKey = fingerprintKey(provider.fingerprint);
+  const { dimension } = provider.fingerprint;
+  const truncated = texts.map((text) => truncateForEmbedding(text, provider.maxInputChars));
+  const hashes = truncated.map(contentHash);
+  const found = new Map([...cache.getMany(fpKey, hashes)].filter(([, v]) => dimension === null || v.length === dimension));
+  const misses = new Map<string, string>();
+  hashes.forEach((hash, i) => {
+    if (!found.has(hash) && !misses.has(hash)) misses.set(hash, truncated[i] ?? '');
+  });
+  const pending = [...misses];
+  for (let start = 0; start < pending.length; start += chunkSize) {
+    const chunk = pending.slice(start, start + chunkSize);
+    const vectors = await provider.embed(chunk.map(([, text]) => text));
+    if (vectors.length !== chunk.length) {
+      throw new EmbeddingProviderError(provider.fingerprint.provider, `returned ${vectors.length} vectors for ${chunk.length} texts`);
+    }
+    const entries = chunk.map(([hash], i) => [hash, vectors[i] as Float32Array] as const);
+    for (const [hash, vector] of entries) {
+      if (dimension !== null && vector.length !== dimension) {
+        throw new EmbeddingProviderError(provider.fingerprint.provider, `returned a vector of dimension ${vector.length}, expected ${dimension}`);
+      }
+      found.set(hash, vector);
+    }
+    cache.putMany(fpKey, entries);
+  }
+  return { vectors: hashes.map((hash) => found.get(hash) as Float32Array), embedded: misses.size };
+}

@@ -1,0 +1,170 @@
+import { failedAnswer, parseAnswer, type Outcome } from './openai-answer.js';
+import { EmbeddingProviderError, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
+
+export interface OpenAiProviderOptions {
+  /** Server root, e.g. `https://api.openai.com`; requests go to `{baseUrl}/v1/embeddings` (a trailing `/v1` is not doubled). */
+  readonly baseUrl: string;
+  readonly model: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; omitted when absent (local servers). */
+  readonly apiKey?: string | undefined;
+  /** Length the server's vectors must have. */
+  readonly dimension: number;
+  /** Per request, body included; default 30 000. */
+  readonly timeoutMs?: number;
+  /** Backoff before retry k (0-based) is retryBaseMs * 2^k, capped at maxBackoffMs; default 30 000. */
+  readonly retryBaseMs?: number;
+  /** Gap between the end of one request and the start of the next; default 200. */
+  readonly requestDelayMs?: number;
+  /** Cap for the gap once rate limits have doubled it; default 60 000. */
+  readonly maxRequestDelayMs?: number;
+  /** Retries per batch after the first attempt; default 5. */
+  readonly maxRetries?: number;
+  /** Cap for one backoff or Retry-After wait; default 600 000. */
+  readonly maxBackoffMs?: number;
+  /** Inputs per request; default 8. */
+  readonly batchSize?: number;
+  /** Default 4000 (CJK text runs to about two tokens a character). */
+  readonly maxInputChars?: number;
+}
+
+export interface OpenAiProviderDeps {
+  /** Every wait goes through this; default setTimeout. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Read only for request spacing and HTTP-date Retry-After; default the system clock. */
+  readonly now?: () => Date;
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+export interface OpenAiEmbeddingProvider extends EmbeddingProvider {
+  /** The current gap between requests; it doubles (up to its cap) after every rate-limited answer. */
+  readonly requestDelayMs: number;
+}
+
+export const openAiDefaults = {
+  timeoutMs: 30_000,
+  retryBaseMs: 30_000,
+  requestDelayMs: 200,
+  maxRequestDelayMs: 60_000,
+  maxRetries: 5,
+  maxBackoffMs: 600_000,
+  batchSize: 8,
+  maxInputChars: 4000,
+} as const;
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function embeddingsUrl(baseUrl: string): string {
+  const root = baseUrl.replace(/\/+$/, '');
+  return root.endsWith('/v1') ? `${root}/embeddings` : `${root}/v1/embeddings`;
+}
+
+/**
+ * Any OpenAI-compatible `POST /v1/embeddings`. Requests go strictly one after another (calls to
+ * `embed` queue behind each other), in batches, spaced by a delay that grows on rate limits. A
+ * timeout, a network error, 408, 429 and 5xx are retried with exponential backoff (429 honours
+ * Retry-After); other 4xx and malformed answers fail at once. `embed` returns every vector or rejects.
+ */
+export function createOpenAiEmbeddingProvider(options: OpenAiProviderOptions, deps: OpenAiProviderDeps = {}): OpenAiEmbeddingProvider {
+  const d = openAiDefaults;
+  const o = {
+    model: options.model,
+    dimension: options.dimension,
+    timeoutMs: options.timeoutMs ?? d.timeoutMs,
+    retryBaseMs: options.retryBaseMs ?? d.retryBaseMs,
+    requestDelayMs: options.requestDelayMs ?? d.requestDelayMs,
+    maxRequestDelayMs: options.maxRequestDelayMs ?? d.maxRequestDelayMs,
+    maxRetries: options.maxRetries ?? d.maxRetries,
+    maxBackoffMs: options.maxBackoffMs ?? d.maxBackoffMs,
+    batchSize: options.batchSize ?? d.batchSize,
+    maxInputChars: options.maxInputChars ?? d.maxInputChars,
+  };
+  for (const key of ['dimension', 'timeoutMs', 'batchSize', 'maxInputChars'] as const) {
+    if (!Number.isInteger(o[key]) || o[key] < 1) throw new RangeError(`openai ${key} must be a positive integer, got ${o[key]}`);
+  }
+  for (const key of ['retryBaseMs', 'requestDelayMs', 'maxRequestDelayMs', 'maxRetries', 'maxBackoffMs'] as const) {
+    if (!Number.isFinite(o[key]) || o[key] < 0) throw new RangeError(`openai ${key} must be a non-negative number, got ${o[key]}`);
+  }
+  if (!Number.isInteger(o.maxRetries)) throw new RangeError(`openai maxRetries must be an integer, got ${o.maxRetries}`);
+  if (o.model.length === 0) throw new RangeError('openai model must not be empty');
+  const sleep = deps.sleep ?? defaultSleep;
+  const nowMs = (): number => (deps.now ?? (() => new Date()))().getTime();
+  const fetchFn = deps.fetch ?? globalThis.fetch;
+  const url = embeddingsUrl(options.baseUrl);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  let requestDelayMs = o.requestDelayMs;
+  let lastRequestEnd: number | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const attempt = async (input: readonly string[]): Promise<Outcome> => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), o.timeoutMs);
+    try {
+      const response = await fetchFn(url, { method: 'POST', headers, body: JSON.stringify({ model: o.model, input }), signal: controller.signal });
+      const body = await response.text();
+      if (!response.ok) return failedAnswer(response.status, body, response.headers, nowMs());
+      return parseAnswer(body, response.headers, nowMs(), input.length, o.dimension);
+    } catch (error) {
+      if (controller.signal.aborted) return { ok: false, retry: true, rateLimited: false, detail: `timed out after ${o.timeoutMs} ms` };
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      return { ok: false, retry: true, rateLimited: false, detail: `request failed: ${(error as Error).message}${cause ? ` (${cause})` : ''}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const spaceOut = async (): Promise<void> => {
+    if (lastRequestEnd === undefined) return;
+    const wait = requestDelayMs - (nowMs() - lastRequestEnd);
+    if (wait > 0) await sleep(wait);
+  };
+
+  const embedBatch = async (input: readonly string[], label: string): Promise<Float32Array[]> => {
+    let detail = '';
+    for (let retry = 0; retry <= o.maxRetries; retry += 1) {
+      await spaceOut();
+      const outcome = await attempt(input);
+      lastRequestEnd = nowMs();
+      if (outcome.ok) return outcome.vectors;
+      detail = outcome.detail;
+      if (!outcome.retry) throw new EmbeddingProviderError('openai', `${label}: ${detail}`);
+      if (retry === o.maxRetries) break;
+      if (outcome.rateLimited) requestDelayMs = Math.min(o.maxRequestDelayMs, Math.max(1, requestDelayMs * 2));
+      await sleep(Math.min(o.maxBackoffMs, outcome.retryAfterMs ?? o.retryBaseMs * 2 ** retry));
+    }
+    throw new EmbeddingProviderError('openai', `${label} failed after ${o.maxRetries + 1} attempts; last: ${detail}`);
+  };
+
+  const run = async (texts: readonly string[]): Promise<Float32Array[]> => {
+    // Servers refuse an empty input, so an empty text is sent as one space.
+    const inputs = texts.map((text) => {
+      const cut = truncateForEmbedding(text, o.maxInputChars);
+      return cut.trim() === '' ? ' ' : cut;
+    });
+    const batches = Math.ceil(inputs.length / o.batchSize);
+    const vectors: Float32Array[] = [];
+    for (let b = 0; b < batches; b += 1) {
+      const batch = inputs.slice(b * o.batchSize, (b + 1) * o.batchSize);
+      vectors.push(...(await embedBatch(batch, `${url} model ${o.model}, batch ${b + 1}/${batches}`)));
+    }
+    return vectors;
+  };
+
+  return {
+    fingerprint: {
+      provider: 'openai',
+      model: o.model,
+      dimension: o.dimension,
+      settings: { endpoint: url, maxInputChars: o.maxInputChars },
+    },
+    maxInputChars: o.maxInputChars,
+    get requestDelayMs() {
+      return requestDelayMs;
+    },
+    embed(texts) {
+      const result = queue.then(() => run(texts));
+      queue = result.catch(() => undefined);
+      return result;
+    },
+  };
+}

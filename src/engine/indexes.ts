@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import type { EventLog } from '../events/log/event-log.js';
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { sqliteLockedHead } from '../events/log/sqlite-event-log.js';
+import { atomsProjection } from '../projections/atoms.js';
+import { documentsProjection } from '../projections/documents.js';
+import { ftsProjection, ftsTableName } from '../projections/fts.js';
+import { graphProjection } from '../projections/graph.js';
+import type { Projection } from '../projections/projection.js';
+import type { RebuildHooks } from '../projections/rebuild.js';
+import { createProjectionRunner } from '../projections/runner.js';
+import { sourcesProjection } from '../projections/sources.js';
+import type { VectorSource } from '../projections/vectors/apply.js';
+import { createVectorStore } from '../projections/vectors/vector-store.js';
+import { createAtomQueries } from '../queries/atoms.js';
+import { createDocumentQueries } from '../queries/documents.js';
+import { createGraphQueries } from '../queries/graph.js';
+import { createKeywordSearch } from '../queries/keyword.js';
+import { contentHash, fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+
+/** The read models the engine keeps in SQLite; each is rebuilt from the log alone. */
+export const engineProjections: readonly Projection[] = [
+  documentsProjection,
+  ftsProjection,
+  sourcesProjection,
+  graphProjection,
+  atomsProjection,
+];
+
+export interface IndexOptions {
+  readonly db: SqliteDatabase;
+  readonly log: EventLog;
+  readonly dataDir: string;
+  readonly pageSize: number;
+  readonly provider: EmbeddingProvider;
+  readonly cache: EmbeddingCache;
+  readonly hooks: RebuildHooks;
+}
+
+/** The vector projection reads the embedding cache, keyed exactly as the engine filled it. */
+export function cacheVectorSource(provider: EmbeddingProvider, cache: EmbeddingCache): VectorSource {
+  const fpKey = fingerprintKey(provider.fingerprint);
+  return {
+    fingerprint: fpKey,
+    dimension: provider.fingerprint.dimension ?? 0,
+    keyOf: (text) => contentHash(truncateForEmbedding(text, provider.maxInputChars)),
+    lookup: (key) => cache.get(fpKey, key),
+  };
+}
+
+/** Opens every projection and the read APIs over their live generations. */
+export function openIndexes(options: IndexOptions) {
+  const { db, log } = options;
+  const lockedHead = sqliteLockedHead(db);
+  const runner = createProjectionRunner({
+    db, log, projections: engineProjections, pageSize: options.pageSize, lockedHead, hooks: options.hooks,
+  });
+  const vectors = createVectorStore({
+    db, log, dir: join(options.dataDir, 'vectors'), source: cacheVectorSource(options.provider, options.cache),
+    pageSize: options.pageSize, lockedHead,
+  });
+  return {
+    runner,
+    vectors,
+    documents: createDocumentQueries(db, () => runner.liveTable('documents', 'documents')),
+    keyword: createKeywordSearch(db, () => runner.liveTable('fts', ftsTableName)),
+    graph: createGraphQueries(db, (name) => runner.liveTable('graph', name)),
+    atoms: createAtomQueries(db, (name) => runner.liveTable('atoms', name)),
+    sources: (memoryId: string): unknown[] => {
+      const row = db.prepare(`SELECT sources FROM ${runner.liveTable('memory_sources', 'memory_sources')} WHERE memory_id = ?`).get(memoryId) as
+        | { sources: string }
+        | undefined;
+      return row ? (JSON.parse(row.sources) as unknown[]) : [];
+    },
+    async catchUp(): Promise<void> {
+      await runner.catchUp();
+      await vectors.catchUp();
+    },
+  };
+}
+
+export type Indexes = ReturnType<typeof openIndexes>;

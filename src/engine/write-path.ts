@@ -1,0 +1,97 @@
+import type { z } from 'zod';
+import { stampEvents, type CommandMetadata } from '../commands/decider.js';
+import { handleCommand } from '../commands/handler.js';
+import { memoryCommandSchemas, type DerivedEvent, type MemoryCommand } from '../commands/memory/commands.js';
+import { memoryDecider } from '../commands/memory/decider.js';
+import { parseOrThrow } from '../events/errors.js';
+import type { EventLog } from '../events/log/event-log.js';
+import { streams } from '../events/streams.js';
+import type { Environment } from './clock.js';
+import { deriveEvents } from './derive.js';
+import { embedWithCache, fingerprintKey, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+import type { Indexes } from './indexes.js';
+
+export interface CallContext {
+  readonly actor?: string;
+  readonly correlationId?: string;
+  readonly causationId?: string;
+}
+
+export interface WriteReceipt {
+  readonly memoryId: string;
+  /** Global position of the last event written, or null when the command changed nothing. */
+  readonly position: bigint | null;
+  /** Set when the memory was kept without a vector; maintenance embeds it later. */
+  readonly embeddingError?: string;
+}
+
+interface WritePathDeps {
+  readonly log: EventLog;
+  readonly env: Environment;
+  readonly indexes: Indexes;
+  readonly provider: EmbeddingProvider;
+  readonly cache: EmbeddingCache;
+  readonly defaultActor: string;
+}
+
+/** Commands through the decider, with everything non-deterministic done before the append. */
+export function createWritePath(deps: WritePathDeps) {
+  const { log, env, indexes } = deps;
+
+  const metadataFor = (ctx: CallContext): CommandMetadata => ({
+    commandId: env.newId(),
+    now: env.now().toISOString(),
+    actor: ctx.actor ?? deps.defaultActor,
+    ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
+    ...(ctx.causationId ? { causationId: ctx.causationId } : {}),
+  });
+
+  /** Fills the embedding cache for `text`; a provider failure is reported, never thrown. */
+  const embed = async (text: string | undefined): Promise<string | undefined> => {
+    if (text === undefined) return undefined;
+    try {
+      await embedWithCache(deps.provider, deps.cache, [text]);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
+
+  const recordEmbeddingFailure = async (memoryId: string, error: string, meta: CommandMetadata): Promise<void> => {
+    const body = {
+      type: 'MemoryEmbeddingFailed' as const,
+      schemaVersion: 1 as const,
+      data: { memoryId, fingerprint: fingerprintKey(deps.provider.fingerprint), error: error.slice(0, 2000) },
+    };
+    await log.append(streams.memory(memoryId), stampEvents([body], { ...meta, commandId: `${meta.commandId}.embedding` }), {
+      expectedRevision: 'stream_exists',
+    });
+  };
+
+  return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext): Promise<WriteReceipt> {
+    const schema: z.ZodType<{ memoryId: string }> = memoryCommandSchemas[type];
+    const data = parseOrThrow(schema, input) as MemoryCommand['data'];
+    const metadata = metadataFor(ctx);
+    let derived: DerivedEvent[] | undefined;
+    let text: string | undefined;
+    if (type === 'WriteMemory') {
+      const memory = data as z.output<(typeof memoryCommandSchemas)['WriteMemory']>;
+      text = memory.text;
+      derived = deriveEvents(memory, metadata.now, env.newId, indexes.atoms);
+    } else if (type === 'UpdateMemory') {
+      const update = data as z.output<(typeof memoryCommandSchemas)['UpdateMemory']>;
+      const current = indexes.documents.get(update.memoryId);
+      text = update.changes.text;
+      if (current && text !== undefined) {
+        derived = deriveEvents({ ...current, ...update.changes, text, memoryId: update.memoryId }, metadata.now, env.newId, indexes.atoms);
+      }
+    }
+    const embeddingError = await embed(text);
+    const command = { type, data, metadata, ...(derived ? { derived } : {}) } as MemoryCommand;
+    const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command);
+    if (embeddingError && result.events.length > 0) await recordEmbeddingFailure(data.memoryId, embeddingError, metadata);
+    // Read-your-writes: the caller sees its memory in every read model when this returns.
+    await indexes.catchUp();
+    return { memoryId: data.memoryId, position: result.lastPosition, ...(embeddingError ? { embeddingError } : {}) };
+  };
+}

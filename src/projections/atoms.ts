@@ -1,0 +1,160 @@
+import type { EventOf } from '../events/catalog.js';
+import type { RecordedEvent } from '../events/log/event-log.js';
+import type { Projection, ProjectionTx } from './projection.js';
+import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
+
+/**
+ * The normalised form of an atom's content: NFKC, lower case, without punctuation, symbols or
+ * spaces. Two atoms with the same key say the same thing; the engine reinforces instead of
+ * extracting twice. Kept here (not in the engine) because `memory_atoms.content_key` stores it:
+ * changing it means bumping this projection's version.
+ */
+export function atomKey(content: string): string {
+  return content.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, '');
+}
+
+/** Times are stored as UTC `...Z` strings so that string order is time order. */
+const utc = (at: string | null): string | null => (at === null ? null : new Date(at).toISOString());
+
+type Extracted = EventOf<'AtomExtracted'>;
+
+/**
+ * The atom's FTS rowid is the position of its AtomExtracted event: the same in every replay, and
+ * stored in `fts_rowid` so a change is a rowid lookup (FTS5 cannot index its UNINDEXED columns).
+ */
+function insertAtom(tx: ProjectionTx, e: RecordedEvent<Extracted>): void {
+  const d = e.data;
+  const previous = tx.get<{ fts_rowid: number | null }>('SELECT fts_rowid FROM {memory_atoms} WHERE atom_id = ?', d.atomId);
+  // An atom id seen again replaces the atom (an engine re-extraction); never two rows or two FTS documents.
+  if (previous) {
+    if (previous.fts_rowid !== null) tx.run('DELETE FROM {memory_atoms_fts} WHERE rowid = ?', previous.fts_rowid);
+    tx.run('DELETE FROM {memory_atoms} WHERE atom_id = ?', d.atomId);
+  }
+  const rowid = Number(e.globalPosition);
+  const at = e.metadata.occurredAt;
+  tx.run(
+    `INSERT INTO {memory_atoms} (atom_id, memory_id, atom_type, content, content_key, entities, importance, confidence,
+       ttl_days, expires_at, status, reinforcement_count, decay_type, superseded_by, session_id, persona_id,
+       created_at, updated_at, fts_rowid)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', 0, ?, NULL, ?, ?, ?, ?, ?)`,
+    d.atomId,
+    d.memoryId,
+    d.atomType,
+    d.content,
+    atomKey(d.content),
+    JSON.stringify(d.entities),
+    d.importance,
+    d.confidence,
+    d.ttlDays,
+    utc(d.expiresAt),
+    d.decayType,
+    d.sessionId,
+    d.personaId,
+    at,
+    at,
+    rowid,
+  );
+  tx.run(
+    'INSERT INTO {memory_atoms_fts} (rowid, tokens, atom_id, memory_id, session_id, persona_id) VALUES (?, ?, ?, ?, ?, ?)',
+    rowid,
+    toFtsDocument(d.content),
+    d.atomId,
+    d.memoryId,
+    d.sessionId,
+    d.personaId,
+  );
+}
+
+/** Forgetting is final: the content leaves the read model (as in `documents`), the row stays as a tombstone. */
+function forgetAtoms(tx: ProjectionTx, where: 'atom_id' | 'memory_id', id: string, at: string): void {
+  const rows = tx.all<{ fts_rowid: number | null }>(
+    `SELECT fts_rowid FROM {memory_atoms} WHERE ${where} = ? AND status <> 'forgotten' ORDER BY atom_id`,
+    id,
+  );
+  for (const row of rows) if (row.fts_rowid !== null) tx.run('DELETE FROM {memory_atoms_fts} WHERE rowid = ?', row.fts_rowid);
+  tx.run(
+    `UPDATE {memory_atoms} SET status = 'forgotten', content = '', content_key = '', entities = '[]', fts_rowid = NULL,
+       updated_at = ? WHERE ${where} = ? AND status <> 'forgotten'`,
+    at,
+    id,
+  );
+}
+
+function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
+  switch (e.type) {
+    case 'AtomExtracted':
+      return insertAtom(tx, e);
+    case 'AtomReinforced':
+      // The count is absolute (the engine's count after this reinforcement), so a replay cannot drift.
+      tx.run(
+        `UPDATE {memory_atoms} SET reinforcement_count = ?, expires_at = ?, updated_at = ?
+         WHERE atom_id = ? AND status <> 'forgotten'`,
+        e.data.reinforcementCount,
+        utc(e.data.expiresAt),
+        e.metadata.occurredAt,
+        e.data.atomId,
+      );
+      return;
+    case 'AtomStateChanged':
+      if (e.data.to === 'forgotten') return forgetAtoms(tx, 'atom_id', e.data.atomId, e.metadata.occurredAt);
+      tx.run(
+        `UPDATE {memory_atoms} SET status = ?, superseded_by = ?, updated_at = ? WHERE atom_id = ? AND status <> 'forgotten'`,
+        e.data.to,
+        e.data.supersededBy,
+        e.metadata.occurredAt,
+        e.data.atomId,
+      );
+      return;
+    case 'MemoryForgotten':
+      return forgetAtoms(tx, 'memory_id', e.data.memoryId, e.metadata.occurredAt);
+    default:
+      return;
+  }
+}
+
+/** Atoms: the small typed statements the engine extracted from each memory, with their TTL and status. */
+export const atomsProjection: Projection = {
+  name: 'atoms',
+  version: 1,
+  tables: [
+    { name: 'memory_atoms', key: 'atom_id' },
+    { name: 'memory_atoms_fts', key: 'atom_id' },
+  ],
+  handles: ['AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'MemoryForgotten'],
+  init(tx) {
+    const t = tx.table('memory_atoms');
+    tx.exec(`
+      CREATE TABLE {memory_atoms} (
+        atom_id TEXT PRIMARY KEY,
+        memory_id TEXT NOT NULL,
+        atom_type TEXT NOT NULL,
+        content TEXT NOT NULL,
+        content_key TEXT NOT NULL,
+        entities TEXT NOT NULL,
+        importance REAL NOT NULL,
+        confidence REAL NOT NULL,
+        ttl_days REAL NOT NULL,
+        expires_at TEXT,
+        status TEXT NOT NULL,
+        reinforcement_count INTEGER NOT NULL,
+        decay_type TEXT NOT NULL,
+        superseded_by TEXT,
+        session_id TEXT,
+        persona_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        fts_rowid INTEGER UNIQUE
+      );
+      CREATE INDEX ${t}_memory ON {memory_atoms} (memory_id);
+      CREATE INDEX ${t}_scope_key ON {memory_atoms} (session_id, persona_id, content_key);
+      CREATE INDEX ${t}_status_expiry ON {memory_atoms} (status, expires_at);
+      CREATE VIRTUAL TABLE {memory_atoms_fts} USING fts5(
+        tokens, atom_id UNINDEXED, memory_id UNINDEXED, session_id UNINDEXED, persona_id UNINDEXED,
+        tokenize = ${ftsTokenizeOption}
+      );
+    `);
+  },
+  apply(batch, tx) {
+    for (const event of batch) applyOne(tx, event);
+  },
+};

@@ -1,0 +1,220 @@
+import type { EventOf } from '../events/catalog.js';
+import type { RecordedEvent } from '../events/log/event-log.js';
+import type { Projection, ProjectionTx } from './projection.js';
+
+/**
+ * The memory graph: people, topics and facts as nodes; edges recorded per memory
+ * (`graph_edges`) and merged across memories (`graph_edge_weights`, the sum of the per-memory
+ * weights and how many memories carry the edge). The merged row of an edge is recomputed from
+ * `graph_edges` whenever one of its per-memory rows changes, so it never drifts from them.
+ *
+ * Invariants after every event: every node is referenced by an edge or an entry (nodes left
+ * without either are removed), and every merged weight equals the sum of its per-memory rows.
+ */
+
+type Linked = EventOf<'GraphEntriesLinked'>;
+
+interface EdgeKey {
+  readonly source: string;
+  readonly target: string;
+  readonly relation: string;
+}
+
+/** Nodes and merged edges touched while applying one event, settled at its end. */
+interface Touched {
+  readonly nodes: Set<string>;
+  readonly edges: Map<string, EdgeKey>;
+}
+
+const touchEdge = (touched: Touched, edge: EdgeKey): void => {
+  touched.edges.set(JSON.stringify([edge.source, edge.target, edge.relation]), edge);
+  touched.nodes.add(edge.source).add(edge.target);
+};
+
+function removeEntry(tx: ProjectionTx, entryId: string, touched: Touched): void {
+  const entry = tx.get<{ fts_rowid: number }>('SELECT fts_rowid FROM {graph_entries} WHERE entry_id = ?', entryId);
+  if (!entry) return;
+  for (const { node_key } of tx.all<{ node_key: string }>('SELECT node_key FROM {graph_entry_nodes} WHERE entry_id = ?', entryId)) {
+    touched.nodes.add(node_key);
+  }
+  tx.run('DELETE FROM {graph_entries_fts} WHERE rowid = ?', entry.fts_rowid);
+  tx.run('DELETE FROM {graph_entry_nodes} WHERE entry_id = ?', entryId);
+  tx.run('DELETE FROM {graph_entries} WHERE entry_id = ?', entryId);
+}
+
+/** Removes everything one memory contributed: its entries and its per-memory edges. */
+function removeMemory(tx: ProjectionTx, memoryId: string, touched: Touched): void {
+  const entries = tx.all<{ entry_id: string }>('SELECT entry_id FROM {graph_entries} WHERE memory_id = ? ORDER BY entry_id', memoryId);
+  for (const { entry_id } of entries) removeEntry(tx, entry_id, touched);
+  const edges = tx.all<{ source_node: string; target_node: string; relation: string }>(
+    'SELECT source_node, target_node, relation FROM {graph_edges} WHERE source_memory = ?',
+    memoryId,
+  );
+  for (const e of edges) touchEdge(touched, { source: e.source_node, target: e.target_node, relation: e.relation });
+  tx.run('DELETE FROM {graph_edges} WHERE source_memory = ?', memoryId);
+}
+
+function link(tx: ProjectionTx, e: Linked, touched: Touched): void {
+  const d = e.data;
+  // A re-extraction (after an update) replaces what the memory linked before.
+  removeMemory(tx, d.memoryId, touched);
+  for (const node of d.nodes) {
+    tx.run('INSERT INTO {graph_nodes} (node_key, node_type, canonical_value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', node.key, node.nodeType, node.value);
+    touched.nodes.add(node.key);
+  }
+  for (const edge of d.edges) {
+    tx.run(
+      `INSERT INTO {graph_edges} (source_node, target_node, relation, source_memory, weight) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT DO UPDATE SET weight = weight + excluded.weight`,
+      edge.source,
+      edge.target,
+      edge.relation,
+      d.memoryId,
+      edge.weight,
+    );
+    touchEdge(touched, edge);
+  }
+  for (const entry of d.entries) {
+    // An entry id is the memory's own (`<memoryId>#n`); should another memory reuse one, the later wins.
+    removeEntry(tx, entry.entryId, touched);
+    const rowid = tx.get<{ n: number }>('SELECT coalesce(max(fts_rowid), 0) + 1 AS n FROM {graph_entries}')?.n ?? 1;
+    tx.run(
+      'INSERT INTO {graph_entries} (entry_id, memory_id, text, session_id, persona_id, fts_rowid) VALUES (?, ?, ?, ?, ?, ?)',
+      entry.entryId,
+      d.memoryId,
+      entry.text,
+      d.sessionId,
+      d.personaId,
+      rowid,
+    );
+    tx.run(
+      'INSERT INTO {graph_entries_fts} (rowid, text, entry_id, memory_id, session_id, persona_id) VALUES (?, ?, ?, ?, ?, ?)',
+      rowid,
+      entry.text,
+      entry.entryId,
+      d.memoryId,
+      d.sessionId,
+      d.personaId,
+    );
+    for (const key of entry.nodeKeys) {
+      tx.run('INSERT INTO {graph_entry_nodes} (entry_id, node_key) VALUES (?, ?) ON CONFLICT DO NOTHING', entry.entryId, key);
+      touched.nodes.add(key);
+    }
+  }
+}
+
+/** Recomputes the merged weights of the touched edges, then drops touched nodes nothing refers to any more. */
+function settle(tx: ProjectionTx, touched: Touched): void {
+  for (const { source, target, relation } of touched.edges.values()) {
+    const merged = tx.get<{ n: number; w: number }>(
+      'SELECT count(*) AS n, total(weight) AS w FROM {graph_edges} WHERE source_node = ? AND target_node = ? AND relation = ?',
+      source,
+      target,
+      relation,
+    );
+    if (!merged || merged.n === 0) {
+      tx.run('DELETE FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ? AND relation = ?', source, target, relation);
+    } else {
+      tx.run(
+        `INSERT INTO {graph_edge_weights} (source_node, target_node, relation, weight, memory_count) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET weight = excluded.weight, memory_count = excluded.memory_count`,
+        source,
+        target,
+        relation,
+        merged.w,
+        merged.n,
+      );
+    }
+  }
+  for (const key of [...touched.nodes].sort()) {
+    const used = tx.get<{ used: number }>(
+      `SELECT EXISTS (SELECT 1 FROM {graph_edge_weights} WHERE source_node = ?)
+           OR EXISTS (SELECT 1 FROM {graph_edge_weights} WHERE target_node = ?)
+           OR EXISTS (SELECT 1 FROM {graph_entry_nodes} WHERE node_key = ?) AS used`,
+      key,
+      key,
+      key,
+    );
+    if (!used?.used) tx.run('DELETE FROM {graph_nodes} WHERE node_key = ?', key);
+  }
+}
+
+function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
+  if (e.type !== 'GraphEntriesLinked' && e.type !== 'MemoryForgotten') return;
+  const touched: Touched = { nodes: new Set(), edges: new Map() };
+  if (e.type === 'GraphEntriesLinked') link(tx, e, touched);
+  else removeMemory(tx, e.data.memoryId, touched);
+  settle(tx, touched);
+}
+
+export const graphTables = ['graph_nodes', 'graph_edges', 'graph_edge_weights', 'graph_entries', 'graph_entry_nodes', 'graph_entries_fts'] as const;
+export type GraphTable = (typeof graphTables)[number];
+
+/** Graph of people, topics and facts, with one searchable entry per memory; extraction happens in the engine. */
+export const graphProjection: Projection = {
+  name: 'graph',
+  version: 1,
+  tables: [
+    { name: 'graph_nodes', key: 'node_key' },
+    { name: 'graph_edges', key: 'source_node, target_node, relation, source_memory' },
+    { name: 'graph_edge_weights', key: 'source_node, target_node, relation' },
+    { name: 'graph_entries', key: 'entry_id' },
+    { name: 'graph_entry_nodes', key: 'entry_id, node_key' },
+    { name: 'graph_entries_fts', key: 'entry_id' },
+  ],
+  handles: ['GraphEntriesLinked', 'MemoryForgotten'],
+  init(tx) {
+    const edges = tx.table('graph_edges');
+    const weights = tx.table('graph_edge_weights');
+    const entries = tx.table('graph_entries');
+    const entryNodes = tx.table('graph_entry_nodes');
+    tx.exec(`
+      CREATE TABLE {graph_nodes} (
+        node_key TEXT PRIMARY KEY,
+        node_type TEXT NOT NULL,
+        canonical_value TEXT NOT NULL
+      );
+      CREATE TABLE {graph_edges} (
+        source_node TEXT NOT NULL,
+        target_node TEXT NOT NULL,
+        relation TEXT NOT NULL,
+        source_memory TEXT NOT NULL,
+        weight REAL NOT NULL,
+        PRIMARY KEY (source_node, target_node, relation, source_memory)
+      );
+      CREATE INDEX ${edges}_memory ON {graph_edges} (source_memory);
+      CREATE TABLE {graph_edge_weights} (
+        source_node TEXT NOT NULL,
+        target_node TEXT NOT NULL,
+        relation TEXT NOT NULL,
+        weight REAL NOT NULL,
+        memory_count INTEGER NOT NULL,
+        PRIMARY KEY (source_node, target_node, relation)
+      );
+      CREATE INDEX ${weights}_target ON {graph_edge_weights} (target_node);
+      CREATE TABLE {graph_entries} (
+        entry_id TEXT PRIMARY KEY,
+        memory_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        session_id TEXT,
+        persona_id TEXT,
+        fts_rowid INTEGER NOT NULL UNIQUE
+      );
+      CREATE INDEX ${entries}_memory ON {graph_entries} (memory_id);
+      CREATE INDEX ${entries}_scope ON {graph_entries} (session_id, persona_id);
+      CREATE TABLE {graph_entry_nodes} (
+        entry_id TEXT NOT NULL,
+        node_key TEXT NOT NULL,
+        PRIMARY KEY (entry_id, node_key)
+      );
+      CREATE INDEX ${entryNodes}_node ON {graph_entry_nodes} (node_key);
+      CREATE VIRTUAL TABLE {graph_entries_fts} USING fts5(
+        text, entry_id UNINDEXED, memory_id UNINDEXED, session_id UNINDEXED, persona_id UNINDEXED,
+        tokenize = 'trigram'
+      );
+    `);
+  },
+  apply(batch, tx) {
+    for (const event of batch) applyOne(tx, event);
+  },
+};

@@ -1,0 +1,139 @@
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import type { EventData } from '../events/catalog.js';
+import { toFtsQuery } from '../projections/text/tokenizer.js';
+
+export type AtomStatus = EventData<'AtomStateChanged'>['to'];
+export type AtomType = EventData<'AtomExtracted'>['atomType'];
+export type DecayType = EventData<'AtomExtracted'>['decayType'];
+
+export interface MemoryAtom {
+  readonly atomId: string;
+  readonly memoryId: string;
+  readonly atomType: AtomType;
+  readonly content: string;
+  readonly entities: string[];
+  readonly importance: number;
+  readonly confidence: number;
+  readonly ttlDays: number;
+  readonly expiresAt: string | null;
+  readonly status: AtomStatus;
+  readonly reinforcementCount: number;
+  readonly decayType: DecayType;
+  readonly supersededBy: string | null;
+  readonly sessionId: string | null;
+  readonly personaId: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface AtomFilter {
+  readonly statuses?: readonly AtomStatus[];
+  /** Only atoms that have not expired at this instant (no expiry counts as alive). */
+  readonly aliveAt?: string;
+}
+
+/** Active atoms that have not expired at `now`. */
+export function liveOnly(now: string): AtomFilter {
+  return { statuses: ['active'], aliveAt: now };
+}
+
+interface Row {
+  atom_id: string;
+  memory_id: string;
+  atom_type: AtomType;
+  content: string;
+  entities: string;
+  importance: number;
+  confidence: number;
+  ttl_days: number;
+  expires_at: string | null;
+  status: AtomStatus;
+  reinforcement_count: number;
+  decay_type: DecayType;
+  superseded_by: string | null;
+  session_id: string | null;
+  persona_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toAtom = (r: Row): MemoryAtom => ({
+  atomId: r.atom_id,
+  memoryId: r.memory_id,
+  atomType: r.atom_type,
+  content: r.content,
+  entities: JSON.parse(r.entities) as string[],
+  importance: r.importance,
+  confidence: r.confidence,
+  ttlDays: r.ttl_days,
+  expiresAt: r.expires_at,
+  status: r.status,
+  reinforcementCount: r.reinforcement_count,
+  decayType: r.decay_type,
+  supersededBy: r.superseded_by,
+  sessionId: r.session_id,
+  personaId: r.persona_id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const columns = `atom_id, memory_id, atom_type, content, entities, importance, confidence, ttl_days, expires_at, status,
+  reinforcement_count, decay_type, superseded_by, session_id, persona_id, created_at, updated_at`;
+
+/** ` AND status IN (...) AND (expires_at IS NULL OR expires_at > ?)`; expiries are stored as UTC `...Z`. */
+function filterSql(filter: AtomFilter, params: unknown[]): string {
+  let sql = '';
+  if (filter.statuses) {
+    if (filter.statuses.length === 0) return ' AND 0';
+    sql += ` AND status IN (${filter.statuses.map(() => '?').join(', ')})`;
+    params.push(...filter.statuses);
+  }
+  if (filter.aliveAt !== undefined) {
+    sql += ' AND (expires_at IS NULL OR expires_at > ?)';
+    params.push(new Date(filter.aliveAt).toISOString());
+  }
+  return sql;
+}
+
+/** Reads the live atoms generation; `table` resolves a logical table to its physical name per call. */
+export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atoms' | 'memory_atoms_fts') => string) {
+  const select = (where: string, params: unknown[], filter: AtomFilter): MemoryAtom[] => {
+    const sql = `SELECT ${columns} FROM ${table('memory_atoms')} WHERE ${where}${filterSql(filter, params)} ORDER BY created_at, atom_id`;
+    return db.prepare<unknown[], Row>(sql).all(...params).map(toAtom);
+  };
+  return {
+    get(atomId: string): MemoryAtom | undefined {
+      return select('atom_id = ?', [atomId], {})[0];
+    },
+    /** The atoms extracted from one memory, oldest first. */
+    ofMemory(memoryId: string, filter: AtomFilter = {}): MemoryAtom[] {
+      return select('memory_id = ?', [memoryId], filter);
+    },
+    /**
+     * Atoms of a session/persona whose normalised content (`atomKey`) is `key`: what the engine
+     * reinforces instead of extracting the same statement again.
+     */
+    withKey(scope: { readonly sessionId: string | null; readonly personaId: string | null }, key: string, filter: AtomFilter = {}): MemoryAtom[] {
+      return select('session_id IS ? AND persona_id IS ? AND content_key = ?', [scope.sessionId, scope.personaId, key], filter);
+    },
+    /** BM25 search over atom content with the shared tokenizer (any token matches), best first. */
+    search(query: string, options: AtomFilter & { readonly sessionId?: string | null; readonly personaId?: string | null; readonly limit?: number } = {}): MemoryAtom[] {
+      const match = toFtsQuery(query);
+      if (match === null) return [];
+      const fts = table('memory_atoms_fts');
+      const params: unknown[] = [match];
+      let scope = '';
+      for (const column of ['sessionId', 'personaId'] as const) {
+        if (options[column] === undefined) continue;
+        scope += ` AND a.${column === 'sessionId' ? 'session_id' : 'persona_id'} IS ?`;
+        params.push(options[column]);
+      }
+      const filter = filterSql(options, params).replace(/\b(status|expires_at)\b/g, 'a.$1');
+      const sql = `SELECT ${columns.replace(/(\w+)/g, 'a.$1')} FROM ${fts} JOIN ${table('memory_atoms')} a ON a.fts_rowid = ${fts}.rowid
+        WHERE ${fts} MATCH ?${scope}${filter} ORDER BY bm25(${fts}), a.atom_id LIMIT ?`;
+      return db.prepare<unknown[], Row>(sql).all(...params, options.limit ?? 20).map(toAtom);
+    },
+  };
+}
+
+export type AtomQueries = ReturnType<typeof createAtomQueries>;

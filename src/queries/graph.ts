@@ -1,0 +1,178 @@
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import type { GraphTable } from '../projections/graph.js';
+
+export interface GraphScope {
+  /** `undefined`: any session; `null`: only entries without a session. */
+  readonly sessionId?: string | null;
+  readonly personaId?: string | null;
+}
+
+export interface GraphSearchOptions extends GraphScope {
+  readonly limit?: number;
+}
+
+export interface GraphHit {
+  readonly entryId: string;
+  readonly memoryId: string;
+  readonly text: string;
+  readonly sessionId: string | null;
+  readonly personaId: string | null;
+}
+
+export interface GraphNeighbour {
+  readonly nodeKey: string;
+  readonly nodeType: string;
+  readonly value: string;
+  readonly hops: 1 | 2;
+  /** Merged weight of the path: the edge for one hop, the weaker of the two edges for two. */
+  readonly pathWeight: number;
+  /** pathWeight × 1 for the first hop, × SECOND_HOP_WEIGHT for the second. */
+  readonly score: number;
+  /** Relations on the last edge of the path, sorted. */
+  readonly relations: readonly string[];
+  /** The first-hop node a second-hop neighbour was reached through (the strongest one). */
+  readonly via: string | null;
+}
+
+/** A neighbour two hops away counts this much of a direct one. */
+export const SECOND_HOP_WEIGHT = 0.4;
+
+/** FTS5's trigram tokenizer matches nothing shorter than three characters. */
+export const MIN_TRIGRAM_LENGTH = 3;
+
+interface EntryRow {
+  entry_id: string;
+  memory_id: string;
+  text: string;
+  session_id: string | null;
+  persona_id: string | null;
+}
+
+interface EdgeRow {
+  node: string;
+  relation: string;
+  weight: number;
+}
+
+const toHit = (r: EntryRow): GraphHit => ({ entryId: r.entry_id, memoryId: r.memory_id, text: r.text, sessionId: r.session_id, personaId: r.persona_id });
+
+/** A term as an FTS5 string: quoted, so operators and punctuation in user text are literal. */
+const quote = (term: string): string => `"${term.replace(/"/g, '""')}"`;
+
+/** ` AND session_id IS ? AND persona_id IS ?` for the scope's given fields; `IS` matches null too. */
+function scopeSql(scope: GraphScope, params: unknown[], alias = ''): string {
+  let sql = '';
+  if (scope.sessionId !== undefined) {
+    sql += ` AND ${alias}session_id IS ?`;
+    params.push(scope.sessionId);
+  }
+  if (scope.personaId !== undefined) {
+    sql += ` AND ${alias}persona_id IS ?`;
+    params.push(scope.personaId);
+  }
+  return sql;
+}
+
+/** Reads the live graph generation; `table` resolves a logical table to its physical name per call. */
+export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable) => string) {
+  const edgesOf = (key: string): Map<string, { weight: number; relations: Set<string> }> => {
+    const w = table('graph_edge_weights');
+    const rows = db
+      .prepare<[string, string, string, string], EdgeRow>(
+        `SELECT target_node AS node, relation, weight FROM ${w} WHERE source_node = ? AND target_node <> ?
+         UNION ALL SELECT source_node AS node, relation, weight FROM ${w} WHERE target_node = ? AND source_node <> ?`,
+      )
+      .all(key, key, key, key);
+    const byNode = new Map<string, { weight: number; relations: Set<string> }>();
+    for (const row of rows) {
+      const found = byNode.get(row.node) ?? { weight: 0, relations: new Set<string>() };
+      found.weight += row.weight;
+      found.relations.add(row.relation);
+      byNode.set(row.node, found);
+    }
+    return byNode;
+  };
+
+  return {
+    /**
+     * Keyword search over entry text. Whitespace-separated terms must all occur (case-insensitive
+     * for ASCII): terms of three characters or more through the trigram index (ranked by bm25),
+     * shorter ones by substring; a query of only short terms scans the scope's entries in id order.
+     */
+    search(query: string, options: GraphSearchOptions = {}): GraphHit[] {
+      const terms = query.normalize('NFKC').trim().split(/\s+/).filter((t) => t.length > 0);
+      if (terms.length === 0) return [];
+      const long = terms.filter((t) => [...t].length >= MIN_TRIGRAM_LENGTH);
+      const short = terms.filter((t) => [...t].length < MIN_TRIGRAM_LENGTH).map((t) => t.toLowerCase());
+      const params: unknown[] = [];
+      const limit = options.limit ?? 20;
+      if (long.length > 0) {
+        const fts = table('graph_entries_fts');
+        params.push(long.map(quote).join(' AND '));
+        const shortSql = short.map((t) => (params.push(t), ' AND instr(lower(text), ?) > 0')).join('');
+        const scope = scopeSql(options, params);
+        const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${fts}
+          WHERE ${fts} MATCH ?${shortSql}${scope} ORDER BY bm25(${fts}), entry_id LIMIT ?`;
+        return db.prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
+      }
+      const shortSql = short.map((t) => (params.push(t), 'instr(lower(text), ?) > 0')).join(' AND ');
+      const scope = scopeSql(options, params);
+      const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${table('graph_entries')}
+        WHERE ${shortSql}${scope} ORDER BY entry_id LIMIT ?`;
+      return db.prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
+    },
+
+    /** Nodes one hop from `key` (either direction), and with `hops: 2` the nodes one hop further. */
+    neighbours(key: string, options: { readonly hops?: 1 | 2; readonly limit?: number } = {}): GraphNeighbour[] {
+      const first = edgesOf(key);
+      const found = new Map<string, Omit<GraphNeighbour, 'nodeType' | 'value'>>();
+      for (const [node, e] of first) {
+        found.set(node, { nodeKey: node, hops: 1, pathWeight: e.weight, score: e.weight, relations: [...e.relations].sort(), via: null });
+      }
+      if (options.hops === 2) {
+        for (const [mid, e1] of [...first].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          for (const [node, e2] of edgesOf(mid)) {
+            if (node === key || first.has(node)) continue;
+            const pathWeight = Math.min(e1.weight, e2.weight);
+            const previous = found.get(node);
+            if (previous && previous.pathWeight >= pathWeight) continue;
+            const relations = [...e2.relations].sort();
+            found.set(node, { nodeKey: node, hops: 2, pathWeight, score: pathWeight * SECOND_HOP_WEIGHT, relations, via: mid });
+          }
+        }
+      }
+      const nodes = table('graph_nodes');
+      const info = db.prepare<[string], { node_type: string; canonical_value: string }>(`SELECT node_type, canonical_value FROM ${nodes} WHERE node_key = ?`);
+      return [...found.values()]
+        .sort((a, b) => b.score - a.score || a.hops - b.hops || (a.nodeKey < b.nodeKey ? -1 : a.nodeKey > b.nodeKey ? 1 : 0))
+        .slice(0, options.limit ?? 50)
+        .map((n) => {
+          const row = info.get(n.nodeKey);
+          const [prefix = '', ...rest] = n.nodeKey.split(':');
+          return { ...n, nodeType: row?.node_type ?? prefix, value: row?.canonical_value ?? rest.join(':') };
+        });
+    },
+
+    /** Merged weight of one edge across memories (0 when no memory carries it). */
+    edgeWeight(source: string, target: string, relation: string): { weight: number; memoryCount: number } {
+      const row = db
+        .prepare<[string, string, string], { weight: number; memory_count: number }>(
+          `SELECT weight, memory_count FROM ${table('graph_edge_weights')} WHERE source_node = ? AND target_node = ? AND relation = ?`,
+        )
+        .get(source, target, relation);
+      return { weight: row?.weight ?? 0, memoryCount: row?.memory_count ?? 0 };
+    },
+
+    /** Memories whose entries mention any of the nodes, in the scope, sorted by id. */
+    memoriesOf(keys: readonly string[], scope: GraphScope = {}): string[] {
+      if (keys.length === 0) return [];
+      const params: unknown[] = [...keys];
+      const scopeFilter = scopeSql(scope, params, 'e.');
+      const sql = `SELECT DISTINCT e.memory_id AS id FROM ${table('graph_entry_nodes')} n JOIN ${table('graph_entries')} e USING (entry_id)
+        WHERE n.node_key IN (${keys.map(() => '?').join(', ')})${scopeFilter} ORDER BY e.memory_id`;
+      return db.prepare<unknown[], { id: string }>(sql).all(...params).map((r) => r.id);
+    },
+  };
+}
+
+export type GraphQueries = ReturnType<typeof createGraphQueries>;

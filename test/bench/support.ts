@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fresh temporary folder; every scenario takes its own new file in it. */
+export function benchDir(prefix = 'lmem-bench-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  let n = 0;
+  return {
+    dir,
+    /** A new database path, never used before in this run. */
+    file(name: string): string {
+      n += 1;
+      return join(dir, `${String(n).padStart(2, '0')}-${name}.db`);
+    },
+    remove(): void {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Timing {
+  /** Wall-clock seconds, from the monotonic high-resolution clock. */
+  readonly wall: number;
+  /** CPU seconds of this process (user + system, all its threads): blind to I/O waits and mostly to other load. */
+  readonly cpu: number;
+}
+
+/** How long `work` took. */
+export async function timed(work: () => unknown): Promise<Timing> {
+  const cpuStart = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  await work();
+  const wall = Number(process.hrtime.bigint() - start) / 1e9;
+  const cpu = process.cpuUsage(cpuStart);
+  return { wall, cpu: (cpu.user + cpu.system) / 1e6 };
+}
+
+/** Events per second, of wall time and of CPU time. */
+export interface Rates {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+export function rates(count: number, timing: Timing): Rates {
+  return { wall: count / timing.wall, cpu: count / timing.cpu };
+}
+
+/** Progress for people: stderr only, so `--json` leaves stdout with the one JSON object. */
+export function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+const fsNames: Record<number, string> = { 0xef53: 'ext4', 0x01021994: 'tmpfs', 0x9123683e: 'btrfs', 0x58465342: 'xfs', 0x794c7630: 'overlayfs' };
+
+/** The kind of file system under `path`: tmpfs makes the fsync-bound figures meaningless. */
+export function fileSystemOf(path: string): string {
+  try {
+    const type = statfsSync(path).type;
+    return fsNames[type] ?? `0x${type.toString(16)}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Reads `--name=value` (or `--name value`) as a positive integer. */
+export function intArg(name: string, fallback: number, argv: readonly string[] = process.argv): number {
+  const at = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (at < 0) return fallback;
+  const arg = argv[at] ?? '';
+  const raw = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[at + 1];
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer, got ${String(raw)}`);
+  return value;
+}
