@@ -28,7 +28,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const env = options.env ?? systemEnvironment;
   const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
   const log = createSqliteEventLog(db);
-  const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding);
+  const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
   const cache = createEmbeddingCache(db);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,

@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Environment } from '../../src/engine/clock.js';
+import { loadConfig } from '../../src/engine/config.js';
+import { createHashEmbeddingProvider } from '../../src/engine/embeddings/hash.js';
+import type { EmbeddingProvider } from '../../src/engine/embeddings/provider.js';
+import { createMemoryEngine, type EngineOptions } from '../../src/engine/engine.js';
+
+/** A clock and id source that tests control: one second and one id per call. */
+export function testEnvironment(start = Date.UTC(2026, 0, 1), prefix = 'id'): Environment & { calls: number } {
+  const env = {
+    calls: 0,
+    now: () => new Date(start + env.calls * 1000),
+    newId: () => `${prefix}-${(env.calls += 1)}`,
+  };
+  return env;
+}
+
+/** Wraps a provider to count texts it embeds and to fail on demand (a provider that is down). */
+export function controllableProvider(inner: EmbeddingProvider = createHashEmbeddingProvider({ dimension: 32 })) {
+  const control = { embedded: 0, down: false };
+  const provider: EmbeddingProvider = {
+    fingerprint: inner.fingerprint,
+    maxInputChars: inner.maxInputChars,
+    async embed(texts) {
+      if (control.down) throw new Error('provider down');
+      control.embedded += texts.length;
+      return inner.embed(texts);
+    },
+  };
+  return { provider, control };
+}
+
+let opened = 0;
+
+/** An engine on `dir` without background maintenance; each opening gets its own id prefix, as UUIDs would. */
+export async function openTestEngine(dir: string, options: EngineOptions = {}) {
+  opened += 1;
+  const env = testEnvironment(Date.UTC(2026, 0, 1), `e${opened}`);
+  return createMemoryEngine(loadConfig({ overrides: { dataDir: dir } }), { env, maintenance: false, ...options });
+}
+
+export function tempDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'lmem-engine-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
