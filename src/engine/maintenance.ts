@@ -61,10 +61,17 @@ export function createMaintenance(deps: MaintenanceDeps) {
     await warmCache(liveTexts().map((d) => d.text));
     const result = await indexes.vectors.rebuild({
       signal: controller.signal,
+      finalCheck: (ids) => {
+        const live = liveTexts();
+        const missing = live.filter((d) => !ids.has(d.memoryId)).length;
+        const extra = ids.size - (live.length - missing);
+        return missing + extra === 0 ? null : `shadow index differs from the documents (${missing} missing, ${extra} extra)`;
+      },
       onProgress: (p) => (progress = { done: Number(p.checkpoint), total: Number(p.head) }),
     });
     if (result.status === 'completed') flags.clear(flagName);
     state = result.status === 'completed' ? 'idle' : result.status;
+    if (result.reason) lastError = result.reason;
     return result;
   };
 

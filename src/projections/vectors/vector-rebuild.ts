@@ -9,10 +9,13 @@ export interface VectorRebuildOptions {
   readonly persistEvery?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: { checkpoint: bigint; head: bigint }) => void;
+  /** Last word before the switch: the shadow's ids checked against the documents, say. */
+  readonly finalCheck?: (ids: ReadonlySet<string>) => string | null;
 }
 
 export interface VectorRebuildResult {
-  readonly status: 'completed' | 'partial' | 'cancelled';
+  readonly status: 'completed' | 'partial' | 'cancelled' | 'failed';
+  readonly reason?: string;
   readonly generation: number;
   readonly resumed: boolean;
   readonly checkpoint: bigint;
@@ -65,13 +68,17 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
       await ctx.persist(gen);
       options.onProgress?.({ checkpoint: gen.checkpoint, head });
     }
-    if (failureRatio(gen) > (options.maxFailureRatio ?? 0.02)) {
+    const abandon = (status: 'partial' | 'failed', reason: string): VectorRebuildResult => {
       ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
       ctx.remove(gen.generation);
-      return result('partial');
-    }
+      return { ...result(status), reason };
+    };
+    const ratio = failureRatio(gen);
+    if (ratio > (options.maxFailureRatio ?? 0.02)) return abandon('partial', `${gen.pending.size} memories without an embedding (${(ratio * 100).toFixed(1)}%)`);
     await ctx.liveIdle();
     if (gen.checkpoint < (await ctx.headNow())) continue;
+    const problem = options.finalCheck?.(new Set([...gen.index.ids(), ...gen.pending.keys()])) ?? null;
+    if (problem) return abandon('failed', problem);
     const previous = ctx.db.transaction(() => {
       const live = ctx.generations.live(name);
       if (live) ctx.generations.setStatus(live, 'retired');
