@@ -109,7 +109,7 @@ function appendAndReadContract(factory: EventLogFactory): void {
       for (let i = 0; i < 5; i += 1) await log().append(`memory-${i}`, memoryEvents(`${i}`, 3));
       const pages: RecordedEvent[][] = [];
       let from = 1n;
-      for (;;) {
+      for (let guard = 0; guard < 10; guard += 1) {
         const page = await log().readAll({ from, limit: 4 });
         if (page.length === 0) break;
         pages.push(page);
