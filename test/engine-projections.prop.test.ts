@@ -40,7 +40,7 @@ describe('every engine projection over random writes, updates and forgets', () =
           const live = new Set(engine.documents.list({ limit: 1000 }).filter((d) => d.status !== 'forgotten').map((d) => d.memoryId));
           expect(new Set(engine.indexes.vectors.ids())).toEqual(live);
           await engine.maintenance.start();
-          expect(engine.maintenance.status().report).toMatchObject({ ftsMismatch: 0, vectorMismatch: 0, graphOrphans: 0, atomOrphans: 0 });
+          expect(engine.maintenance.status().report).toMatchObject({ ftsMismatch: 0, vectorMismatch: 0, graphMismatch: 0, atomOrphans: 0 });
           for (const p of engineProjections) {
             const incremental = engine.runner.digest(p.name);
             expect((await engine.runner.rebuild(p.name)).digest).toBe(incremental);

@@ -10,7 +10,8 @@ export interface ConsistencyReport {
   readonly ftsMismatch: number;
   /** Live memories neither indexed nor pending in the vector index, or vectors of no live memory. */
   readonly vectorMismatch: number;
-  readonly graphOrphans: number;
+  /** Live memories without a graph entry, or entries of no live memory. */
+  readonly graphMismatch: number;
   readonly atomOrphans: number;
   readonly fingerprintChanged: boolean;
 }
@@ -28,7 +29,7 @@ export function checkConsistency(db: SqliteDatabase, indexes: Indexes): Consiste
   );
   const fts = new Set(column(db, `SELECT memory_id FROM ${t('fts', 'livingmemory_memories_fts')}`));
   const vectorIds = new Set([...indexes.vectors.ids(), ...indexes.vectors.pending().keys()]);
-  const graphMemories = column(db, `SELECT DISTINCT memory_id FROM ${t('graph', 'graph_entries')}`);
+  const graphMemories = new Set(column(db, `SELECT DISTINCT memory_id FROM ${t('graph', 'graph_entries')}`));
   const atomMemories = column(db, `SELECT DISTINCT memory_id FROM ${t('atoms', 'memory_atoms')} WHERE status != 'forgotten'`);
   return {
     documents: live.size,
@@ -37,7 +38,7 @@ export function checkConsistency(db: SqliteDatabase, indexes: Indexes): Consiste
     pendingVectors: indexes.vectors.pending().size,
     ftsMismatch: symmetricDifference(live, fts),
     vectorMismatch: symmetricDifference(live, vectorIds),
-    graphOrphans: graphMemories.filter((id) => !live.has(id)).length,
+    graphMismatch: symmetricDifference(live, graphMemories),
     atomOrphans: atomMemories.filter((id) => !live.has(id)).length,
     fingerprintChanged: indexes.vectors.fingerprintChanged(),
   };

@@ -94,7 +94,7 @@ export function createMaintenance(deps: MaintenanceDeps) {
     await indexes.catchUp();
     report = checkConsistency(deps.db, indexes);
     if (report.ftsMismatch > 0) await indexes.runner.rebuild('fts', 'consistency check');
-    if (report.graphOrphans > 0) await indexes.runner.rebuild('graph', 'consistency check');
+    if (report.graphMismatch > 0) await indexes.runner.rebuild('graph', 'consistency check');
     if (report.atomOrphans > 0) await indexes.runner.rebuild('atoms', 'consistency check');
     if (report.fingerprintChanged || report.vectorMismatch > 0 || flags.get(flagName)) {
       if (report.fingerprintChanged) flags.set(flagName, 'embedding provider fingerprint changed');
