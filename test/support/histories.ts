@@ -11,7 +11,15 @@ import { testMetadata } from './decider-spec.js';
 
 /** One step of a random history: a memory command, a batch of accesses, or a catch-up point. */
 export type Step =
-  | { readonly kind: 'write'; readonly id: number; readonly text: string; readonly importance: number; readonly session: number }
+  | {
+      readonly kind: 'write';
+      readonly id: number;
+      readonly text: string;
+      readonly importance: number;
+      readonly session: number;
+      readonly persona: string | null;
+      readonly sources: readonly string[];
+    }
   | { readonly kind: 'update'; readonly id: number; readonly text?: string; readonly importance?: number }
   | { readonly kind: 'forget' | 'archive' | 'restore'; readonly id: number }
   | { readonly kind: 'access'; readonly ids: readonly number[] }
@@ -23,7 +31,15 @@ const text = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFro
 const importance = fc.double({ min: 0, max: 1, noNaN: true });
 
 export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('write' as const), id, text, importance, session: fc.integer({ min: 0, max: 2 }) }),
+  fc.record({
+    kind: fc.constant('write' as const),
+    id,
+    text,
+    importance,
+    session: fc.integer({ min: 0, max: 2 }),
+    persona: fc.option(fc.constantFrom('p1', 'p2'), { nil: null }),
+    sources: fc.array(fc.constantFrom('我们明天去散步', 'Bob said hi', '记忆'), { maxLength: 2 }),
+  }),
   fc.record({ kind: fc.constant('update' as const), id, text, importance }, { requiredKeys: ['kind', 'id'] }),
   fc.record({ kind: fc.constantFrom('forget' as const, 'archive' as const, 'restore' as const), id }),
   fc.record({ kind: fc.constant('access' as const), ids: fc.uniqueArray(id, { minLength: 1, maxLength: 3 }) }),
@@ -38,8 +54,16 @@ function toCommand(step: Step, n: number): MemoryCommand | null {
   const memoryId = 'id' in step ? `m${step.id}` : '';
   switch (step.kind) {
     case 'write': {
+      const sources = step.sources.map((content, i) => ({
+        messageId: `${memoryId}-msg${i}`, sessionId: `s${step.session}`, role: 'user' as const,
+        senderId: 'u1', senderName: 'Alice', content, at: metadata.now,
+      }));
       const data = { memoryId, text: step.text.trim() ? step.text : 'x', importance: step.importance, sessionId: `s${step.session}` };
-      return { type: 'WriteMemory', metadata, data: { personaId: null, userId: null, topics: [], keyFacts: [], participants: [], sentiment: null, sources: [], ...data } };
+      return {
+        type: 'WriteMemory',
+        metadata,
+        data: { personaId: step.persona, userId: step.persona ? 'u1' : null, topics: [], keyFacts: [], participants: [], sentiment: null, sources, ...data },
+      };
     }
     case 'update': {
       const changes = { ...(step.text?.trim() ? { text: step.text } : {}), ...(step.importance === undefined ? {} : { importance: step.importance }) };
