@@ -1,40 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { stampEvents } from '../src/commands/decider.js';
 import type { RecordedEvent } from '../src/events/log/event-log.js';
-import { streams } from '../src/events/streams.js';
 import { documentsProjection } from '../src/projections/documents.js';
 import type { Projection } from '../src/projections/projection.js';
 import { createProjectionRunner } from '../src/projections/runner.js';
 import { sqliteLockedHead } from '../src/events/log/sqlite-event-log.js';
-import { testMetadata } from './support/decider-spec.js';
+import { writeTestMemory } from './support/memory-events.js';
 import { openTestStore, type TestStore } from './support/store.js';
 
-const write = (store: TestStore, n: number) =>
-  store.log.append(
-    streams.memory(`m${n}`),
-    stampEvents(
-      [
-        {
-          type: 'MemoryWritten',
-          schemaVersion: 2,
-          data: {
-            memoryId: `m${n}`,
-            text: `memory number ${n}`,
-            importance: 0.5,
-            sessionId: 's',
-            personaId: null,
-            userId: null,
-            topics: [],
-            keyFacts: [],
-            participants: [],
-            sentiment: null,
-            sources: [],
-          },
-        },
-      ],
-      testMetadata(n),
-    ),
-  );
+const write = (store: TestStore, n: number) => writeTestMemory(store.log, n);
 
 const countRows = (store: TestStore) =>
   (store.db.prepare(`SELECT count(*) AS n FROM ${store.runner.liveTable('documents', 'documents')}`).get() as { n: number }).n;
