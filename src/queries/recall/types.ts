@@ -1,0 +1,87 @@
+/** Which memories a recall may see. */
+export type ScopeMode = 'legacy' | 'session' | 'user' | 'global';
+
+export interface RecallScope {
+  readonly mode: ScopeMode;
+  readonly sessionId?: string | null;
+  readonly personaId?: string | null;
+  readonly userId?: string | null;
+}
+
+export interface RecallSettings {
+  readonly topK: number; // default 5
+  readonly maxK: number; // 10
+  readonly candidateMultiplier: number; // recall_candidate_multiplier, 3
+  readonly rerankCandidates: number; // 20
+  readonly fusionMode: 'weighted' | 'rrf';
+  readonly fusionBm25Weight: number; // 0.5
+  readonly rrfK: number; // 60
+  readonly fusionAgreementBonus: number; // 0.25
+  /** Ranks at most this far apart count as agreement between keyword and vector. */
+  readonly agreementRankWindow: number; // 3
+  readonly relevanceWeight: number; // 0.5
+  readonly importanceWeight: number; // 0.25
+  readonly recencyWeight: number; // 0.25
+  readonly decayRatePerDay: number; // importance_decay.decay_rate, 0.01
+  readonly documentRouteWeight: number; // 0.65
+  readonly graphRouteWeight: number; // 0.35
+  readonly bothRoutesBonus: number; // 0.08
+  readonly graphHops: 1 | 2; // 1
+  readonly secondHopWeight: number; // 0.4
+  readonly mmrLambda: number; // 0.7
+  readonly routeTimeoutMs: number; // 10_000
+  readonly maxInjectionChars: number; // 6000
+  readonly maxMemoryChars: number; // 800
+}
+
+export const defaultRecallSettings: RecallSettings = {
+  topK: 5,
+  maxK: 10,
+  candidateMultiplier: 3,
+  rerankCandidates: 20,
+  fusionMode: 'weighted',
+  fusionBm25Weight: 0.5,
+  rrfK: 60,
+  fusionAgreementBonus: 0.25,
+  agreementRankWindow: 3,
+  relevanceWeight: 0.5,
+  importanceWeight: 0.25,
+  recencyWeight: 0.25,
+  decayRatePerDay: 0.01,
+  documentRouteWeight: 0.65,
+  graphRouteWeight: 0.35,
+  bothRoutesBonus: 0.08,
+  graphHops: 1,
+  secondHopWeight: 0.4,
+  mmrLambda: 0.7,
+  routeTimeoutMs: 10_000,
+  maxInjectionChars: 6000,
+  maxMemoryChars: 800,
+};
+
+/** One ranked list from one search (BM25, vector, graph keyword, ...), best first. */
+export interface ScoredId {
+  readonly id: string;
+  readonly score: number;
+}
+
+/** Why a memory was recalled: every score and weight on its way to the final score. */
+export interface Explanation {
+  readonly routes: Record<string, number>;
+  readonly fused: Record<string, number>;
+  readonly weights: Record<string, number>;
+  readonly bonuses: Record<string, number>;
+  readonly final: number;
+}
+
+export interface RecalledMemory {
+  readonly memoryId: string;
+  readonly text: string;
+  readonly score: number;
+  readonly importance: number;
+  readonly createdAt: string;
+  readonly sessionId: string | null;
+  /** Live atoms shown instead of the full text for atom-backed memories. */
+  readonly facts: readonly string[];
+  readonly explain?: Explanation;
+}
