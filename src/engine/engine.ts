@@ -7,7 +7,9 @@ import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
 import { createEmbeddingCache, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from './embeddings/index.js';
 import { openIndexes } from './indexes.js';
+import { createAccessBatcher } from './access-batcher.js';
 import { createMaintenance } from './maintenance.js';
+import { createRecall } from './recall.js';
 import { recordEmbeddingFingerprint } from './providers.js';
 import { rebuildEventHooks } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
@@ -35,7 +37,11 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     hooks: rebuildEventHooks(log, env, 'system:projections'),
   });
   await indexes.catchUp();
-  const run = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
+  const access = createAccessBatcher(log, env);
+  const recall = createRecall({ indexes, provider, env, access });
+  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
+  // Any write invalidates the recall cache.
+  const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
   const maintenance = createMaintenance({
     db, indexes, provider, cache,
     recordRepaired: async (memoryId) => {
@@ -60,6 +66,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
+    /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
+    recall: recall.recall,
+    flushAccess: () => access.flush(),
     async status() {
       return {
         headPosition: await log.headPosition(),
@@ -70,6 +79,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     },
     async close(): Promise<void> {
       await maintenance.cancel();
+      await access.flush();
       await indexes.runner.stop();
       await indexes.vectors.close();
       await log.close();

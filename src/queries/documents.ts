@@ -32,6 +32,12 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const row = db.prepare<[string], Row>(`SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id = ?`).get(memoryId);
       return row && toDocument(row);
     },
+    /** Many memories in one query, for loading recall results in one batch. */
+    getMany(memoryIds: readonly string[]): Map<string, MemoryDocument> {
+      if (memoryIds.length === 0) return new Map();
+      const sql = `SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id IN (${memoryIds.map(() => '?').join(', ')})`;
+      return new Map(db.prepare<unknown[], Row>(sql).all(...memoryIds).map((row) => [row.memory_id, toDocument(row)]));
+    },
     list(filter: ListFilter = {}): MemoryDocument[] {
       const where: string[] = [];
       const params: unknown[] = [];

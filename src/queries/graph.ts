@@ -153,6 +153,33 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
         });
     },
 
+    /**
+     * Entries matching ANY term of three characters or more (bm25 over the trigram index, best
+     * first): the recall route's keyword search, where a question rarely holds every term.
+     */
+    searchAny(query: string, options: GraphSearchOptions = {}): GraphHit[] {
+      const long = [...new Set(query.normalize('NFKC').toLowerCase().split(/[\s\p{P}]+/u))].filter((t) => [...t].length >= MIN_TRIGRAM_LENGTH);
+      if (long.length === 0) return [];
+      const fts = table('graph_entries_fts');
+      const params: unknown[] = [long.map(quote).join(' OR ')];
+      const scope = scopeSql(options, params);
+      const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${fts}
+        WHERE ${fts} MATCH ?${scope} ORDER BY bm25(${fts}), entry_id LIMIT ?`;
+      return db.prepare<unknown[], EntryRow>(sql).all(...params, options.limit ?? 20).map(toHit);
+    },
+
+    /** The nodes the given entries mention, by entry. */
+    nodesOf(entryIds: readonly string[]): Map<string, string[]> {
+      const found = new Map<string, string[]>();
+      if (entryIds.length === 0) return found;
+      const sql = `SELECT entry_id, node_key FROM ${table('graph_entry_nodes')} WHERE entry_id IN (${entryIds.map(() => '?').join(', ')})
+        ORDER BY entry_id, node_key`;
+      for (const row of db.prepare<unknown[], { entry_id: string; node_key: string }>(sql).all(...entryIds)) {
+        found.set(row.entry_id, [...(found.get(row.entry_id) ?? []), row.node_key]);
+      }
+      return found;
+    },
+
     /** Merged weight of one edge across memories (0 when no memory carries it). */
     edgeWeight(source: string, target: string, relation: string): { weight: number; memoryCount: number } {
       const row = db

@@ -117,6 +117,28 @@ const start: Handler = async (engine, inv, out) => {
   await status(engine, inv, out);
 };
 
+const search: Handler = async (engine, inv, out) => {
+  const topK = number(inv, 'top-k');
+  const answer = await engine.recall({
+    query: required(inv, 0, 'query'),
+    scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+    ...(topK === undefined ? {} : { topK }),
+    explain: inv.flags.explain === true,
+  });
+  out.print(answer, () =>
+    answer.memories.length === 0
+      ? 'nothing recalled'
+      : answer.memories
+          .map((m, i) => {
+            const head = `${i + 1}. ${m.memoryId}  score ${m.score.toFixed(3)}  importance ${m.importance}  ${m.createdAt}`;
+            const body = m.facts.length > 0 ? m.facts.map((f) => `   - ${f}`).join('\n') : `   ${m.text}`;
+            const why = m.explain ? `\n   why: ${JSON.stringify(m.explain)}` : '';
+            return `${head}\n${body}${why}`;
+          })
+          .join('\n'),
+  );
+};
+
 const rebuildIndex: Handler = async (engine, _inv, out) => {
   const result = await engine.maintenance.rebuildIndex();
   out.print(result, () => `vector index: ${result.status}, generation ${result.generation}, ${result.size} vectors, ${result.pending} pending`);
@@ -134,6 +156,7 @@ export const commands: Readonly<Record<string, { readonly run: Handler; readonly
   forget: { run: forget, usage: 'forget <memory-id> [--reason R]' },
   events: { run: events, usage: 'events [--stream ID] [--tail N] [--from POSITION]' },
   rebuild: { run: rebuild, usage: 'rebuild <projection>       replay into a shadow generation and switch' },
+  search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
 };

@@ -21,6 +21,9 @@ const options = {
   stream: { type: 'string' },
   tail: { type: 'string' },
   from: { type: 'string' },
+  scope: { type: 'string' },
+  'top-k': { type: 'string' },
+  explain: { type: 'boolean', default: false },
 } as const;
 
 const usage = (): string =>

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../events/errors.js';
+import { idSchema } from '../events/metadata.js';
+import { applyAtomPolicy } from '../queries/recall/atom-policy.js';
+import { createRecallCache } from '../queries/recall/cache.js';
+import { formatInjection, type Injection } from '../queries/recall/format.js';
+import { rankCandidates, type RankedCandidate, type Reranker } from '../queries/recall/rank.js';
+import type { RouteSources } from '../queries/recall/routes.js';
+import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from '../queries/recall/types.js';
+import type { AccessRecorder } from './access-batcher.js';
+import type { Environment } from './clock.js';
+import { truncateForEmbedding, type EmbeddingProvider } from './embeddings/index.js';
+import type { Indexes } from './indexes.js';
+
+export const recallInputSchema = z
+  .object({
+    query: z.string().refine((q) => q.trim().length > 0, 'must not be empty').pipe(z.string().max(8000)),
+    scope: z
+      .object({
+        mode: z.enum(['legacy', 'session', 'user', 'global']),
+        sessionId: idSchema.nullable().optional(),
+        personaId: idSchema.nullable().optional(),
+        userId: idSchema.nullable().optional(),
+      })
+      .strict()
+      .default({ mode: 'legacy' }),
+    topK: z.number().int().min(1).max(defaultRecallSettings.maxK).optional(),
+    explain: z.boolean().default(false),
+  })
+  .strict();
+
+export interface RecallAnswer {
+  readonly memories: RecalledMemory[];
+  readonly injection: Injection;
+  readonly cacheHit: boolean;
+}
+
+interface RecallDeps {
+  readonly indexes: Indexes;
+  readonly provider: EmbeddingProvider;
+  readonly env: Environment;
+  readonly access: AccessRecorder;
+  readonly settings?: RecallSettings;
+  readonly reranker?: Reranker | null;
+}
+
+/** Recall through the cache, then the atom policy on every result (cache hit or not), then the injection. */
+export function createRecall(deps: RecallDeps) {
+  const settings = deps.settings ?? defaultRecallSettings;
+  const cache = createRecallCache<RankedCandidate[]>();
+  const { indexes } = deps;
+  const sources: RouteSources = {
+    keyword: indexes.keyword,
+    vectors: { search: async (q, k) => (await indexes.vectors.search(q, k)).map((h) => ({ id: h.id, score: h.score })) },
+    graph: indexes.graph,
+    documents: indexes.documents,
+    embedQuery: async (query) => {
+      const [vector] = await deps.provider.embed([truncateForEmbedding(query, deps.provider.maxInputChars)]);
+      if (!vector) throw new Error('the embedding provider returned no vector');
+      return vector;
+    },
+  };
+
+  const recall = async (input: unknown): Promise<RecallAnswer> => {
+    const request = parseOrThrow(recallInputSchema, input);
+    const now = deps.env.now();
+    const key = JSON.stringify([request.query, request.scope, request.topK ?? settings.topK]);
+    const ranking = { query: request.query, scope: request.scope, now: now.toISOString(), ...(request.topK ? { topK: request.topK } : {}) };
+    const overall = 2 * settings.routeTimeoutMs + 1000;
+    const { value, hit } = await cache.getOrCompute(key, now.getTime(), () =>
+      withTimeout(rankCandidates(sources, ranking, settings, deps.reranker ?? null), overall),
+    );
+    const docs = indexes.documents.getMany(value.map((c) => c.memoryId));
+    const results: RecalledMemory[] = value.flatMap((c) => {
+      const doc = docs.get(c.memoryId);
+      if (!doc || doc.status !== 'active') return [];
+      const base = { memoryId: c.memoryId, text: doc.text, score: c.score, importance: doc.importance, createdAt: doc.createdAt, sessionId: doc.sessionId, facts: [] };
+      return [request.explain ? { ...base, explain: c.explain } : base];
+    });
+    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString());
+    deps.access.record(memories.map((m) => m.memoryId), now.toISOString());
+    return { memories, injection: formatInjection(memories, settings), cacheHit: hit };
+  };
+  return { recall, invalidate: () => cache.invalidate(), cacheStats: () => cache.stats() };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`recall timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,44 @@
+import { toEpochMs, type Instant } from './time.js';
+import type { RecalledMemory } from './types.js';
+
+/** What the policy needs of an atom (a `MemoryAtom` from `src/queries/atoms.ts` fits). */
+export interface AtomView {
+  readonly content: string;
+  readonly status: string;
+  readonly expiresAt: string | null;
+}
+
+/**
+ * Live at `nowMs`: status 'active' and no expiry or an expiry strictly after now (an expiry
+ * exactly at now has expired; an unparseable one counts as expired).
+ */
+export function isLiveAtom(atom: AtomView, nowMs: number): boolean {
+  if (atom.status !== 'active') return false;
+  if (atom.expiresAt === null) return true;
+  const expires = toEpochMs(atom.expiresAt);
+  return !Number.isNaN(expires) && expires > nowMs;
+}
+
+/**
+ * Atom policy over recall results, order kept: a memory with atoms shows only its live facts
+ * (their contents, first occurrence of each, in `facts`); a memory whose atoms are all dead is
+ * dropped; a memory without atoms is kept unchanged, with its text. `now` is a parameter.
+ */
+export function applyAtomPolicy<T extends RecalledMemory>(
+  results: readonly T[],
+  atomsOf: (memoryId: string) => readonly AtomView[],
+  now: Instant,
+): T[] {
+  const nowMs = toEpochMs(now);
+  const kept: T[] = [];
+  for (const result of results) {
+    const atoms = atomsOf(result.memoryId);
+    if (atoms.length === 0) {
+      kept.push(result);
+      continue;
+    }
+    const facts = [...new Set(atoms.filter((atom) => isLiveAtom(atom, nowMs)).map((atom) => atom.content))];
+    if (facts.length > 0) kept.push({ ...result, facts });
+  }
+  return kept;
+}

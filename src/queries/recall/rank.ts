@@ -1,0 +1,117 @@
+import type { MemoryDocument } from '../documents.js';
+import { fuseRoute, type FusedScore } from './fusion.js';
+import { combineRoutes, routeWeights } from './intent.js';
+import { mmrSelect } from './mmr.js';
+import { documentRoute, graphRoute, type RouteLists, type RouteSources } from './routes.js';
+import { scopeFilter } from './scope.js';
+import type { Explanation, RecallScope, RecallSettings } from './types.js';
+import { finalScoreParts, recencyScore } from './weighting.js';
+
+export interface RecallRequest {
+  readonly query: string;
+  readonly scope: RecallScope;
+  readonly topK?: number;
+  /** The request's time: recency is measured from it; nothing here reads a clock. */
+  readonly now: string;
+}
+
+/** A document-level result of ranking, before the atom policy: what the recall cache keeps. */
+export interface RankedCandidate {
+  readonly memoryId: string;
+  readonly score: number;
+  readonly explain: Explanation;
+}
+
+/** Optional second opinion on the fused top candidates (a `/rerank` service); null leaves the order. */
+export interface Reranker {
+  rerank(query: string, documents: readonly { id: string; text: string }[]): Promise<{ id: string; score: number }[]>;
+}
+
+const empty: RouteLists = { keyword: [], vector: [] };
+
+/** A route that fails or runs past its time counts as empty; the other route keeps its results. */
+async function bounded(work: Promise<RouteLists>, ms: number, failures: string[], name: string): Promise<RouteLists> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<RouteLists>((resolve) => {
+    timer = setTimeout(() => {
+      failures.push(`${name}: timed out after ${ms} ms`);
+      resolve(empty);
+    }, ms);
+  });
+  try {
+    return await Promise.race([work.catch((error: unknown) => (failures.push(`${name}: ${String(error)}`), empty)), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function weighRoute(fused: Map<string, FusedScore>, docs: Map<string, MemoryDocument>, now: string, s: RecallSettings) {
+  const scores = new Map<string, number>();
+  const parts = new Map<string, { fused: FusedScore; weighted: ReturnType<typeof finalScoreParts> }>();
+  for (const [id, f] of fused) {
+    const doc = docs.get(id);
+    if (!doc) continue;
+    const weighted = finalScoreParts(
+      { relevance: f.fused, importance: doc.importance, recency: recencyScore(doc.createdAt, now, s.decayRatePerDay) },
+      s,
+    );
+    scores.set(id, weighted.final);
+    parts.set(id, { fused: f, weighted });
+  }
+  return { scores, parts };
+}
+
+/** Both routes in parallel, fused, weighed, combined by intent, optionally reranked, diversified. */
+export async function rankCandidates(
+  sources: RouteSources,
+  request: RecallRequest,
+  s: RecallSettings,
+  reranker: Reranker | null = null,
+): Promise<RankedCandidate[]> {
+  const filter = scopeFilter(request.scope);
+  if (filter === null || request.query.trim().length === 0) return [];
+  const k = Math.max(1, Math.min(request.topK ?? s.topK, s.maxK));
+  const limit = Math.max(k * s.candidateMultiplier, reranker ? s.rerankCandidates : 0);
+  const failures: string[] = [];
+  const vector = sources.embedQuery(request.query);
+  vector.catch(() => undefined);
+  const [docRoute, graph] = await Promise.all([
+    bounded(documentRoute(sources, request.query, vector, filter, limit), s.routeTimeoutMs, failures, 'document'),
+    bounded(graphRoute(sources, request.query, filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
+  ]);
+  const fusedDoc = fuseRoute(docRoute.keyword, docRoute.vector, s);
+  const fusedGraph = fuseRoute(graph.keyword, graph.vector, s);
+  const docs = sources.documents.getMany([...new Set([...fusedDoc.keys(), ...fusedGraph.keys()])]);
+  const d = weighRoute(fusedDoc, docs, request.now, s);
+  const g = weighRoute(fusedGraph, docs, request.now, s);
+  const weights = routeWeights(request.query, s);
+  const combined = [...combineRoutes(d.scores, g.scores, weights, s.bothRoutesBonus)];
+  let pool = combined.slice(0, Math.max(limit, s.rerankCandidates)).map(([id, c]) => ({ id, score: c.score, text: docs.get(id)?.text ?? '' }));
+  if (reranker) pool = await rerankPool(reranker, request.query, pool, s.rerankCandidates);
+  const byId = new Map(combined);
+  return mmrSelect(pool, k, s.mmrLambda).map((c) => {
+    const parts = byId.get(c.id)?.parts;
+    const explain: Explanation = {
+      routes: { ...flat('document', d.parts.get(c.id)?.fused.parts), ...flat('graph', g.parts.get(c.id)?.fused.parts) },
+      fused: { document: d.parts.get(c.id)?.fused.fused ?? 0, graph: g.parts.get(c.id)?.fused.fused ?? 0 },
+      weights: { document: weights.document, graph: weights.graph, ...flat('document', d.parts.get(c.id)?.weighted) },
+      bonuses: { bothRoutes: parts?.bothRoutes ?? 0, agreement: d.parts.get(c.id)?.fused.parts.agreement ?? 0, ...(failures.length ? { degraded: failures.length } : {}) },
+      final: c.score,
+    };
+    return { memoryId: c.id, score: c.score, explain };
+  });
+}
+
+async function rerankPool(reranker: Reranker, query: string, pool: { id: string; score: number; text: string }[], n: number) {
+  const head = pool.slice(0, n);
+  const scores = await reranker.rerank(query, head).catch(() => null);
+  if (!scores) return pool;
+  const by = new Map(scores.map((r) => [r.id, r.score]));
+  const reranked = head.map((c) => ({ ...c, score: by.get(c.id) ?? c.score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return [...reranked, ...pool.slice(n)];
+}
+
+function flat(prefix: string, values: object | undefined): Record<string, number> {
+  if (!values) return {};
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => typeof v === 'number').map(([key, v]) => [`${prefix}.${key}`, v as number]));
+}

@@ -1,0 +1,74 @@
+import type { MemoryDocument } from '../documents.js';
+import type { GraphQueries } from '../graph.js';
+import type { KeywordHit } from '../keyword.js';
+import { inScope, type ScopeFilter } from './scope.js';
+import type { ScoredId } from './types.js';
+
+/** What the routes read: the live read models, behind the smallest interfaces they need. */
+export interface RouteSources {
+  readonly keyword: { search(query: string, filter: ScopeFilter & { limit?: number }): KeywordHit[] };
+  readonly vectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
+  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighbours' | 'memoriesOf'>;
+  readonly documents: { getMany(ids: readonly string[]): Map<string, MemoryDocument> };
+  readonly embedQuery: (query: string) => Promise<Float32Array>;
+}
+
+export interface RouteLists {
+  readonly keyword: ScoredId[];
+  readonly vector: ScoredId[];
+}
+
+const liveInScope = (sources: RouteSources, ids: readonly string[], filter: ScopeFilter): Set<string> => {
+  const docs = sources.documents.getMany(ids);
+  return new Set(ids.filter((id) => {
+    const doc = docs.get(id);
+    return doc !== undefined && doc.status === 'active' && inScope(doc, filter);
+  }));
+};
+
+/** Vector hits filtered to the scope before the cut: asks for more than `limit`, keeps the first in scope. */
+async function scopedVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<ScoredId[]> {
+  const hits = await sources.vectors.search(vector, Math.min(8192, limit * 8));
+  const keep = liveInScope(sources, hits.map((h) => h.id), filter);
+  return hits.filter((h) => keep.has(h.id)).slice(0, limit);
+}
+
+/** Document route: BM25 over FTS (filters inside the SQL) and vector search over FAISS. */
+export async function documentRoute(sources: RouteSources, query: string, vector: Promise<Float32Array>, filter: ScopeFilter, limit: number): Promise<RouteLists> {
+  const keyword = sources.keyword.search(query, { ...filter, limit }).map((h) => ({ id: h.memoryId, score: h.score }));
+  // A failing embedding or vector search leaves the keyword list standing.
+  const vectorList = await vector.then((v) => scopedVectorSearch(sources, v, filter, limit)).catch(() => []);
+  return { keyword, vector: vectorList };
+}
+
+/**
+ * Graph route: keyword search over graph entries plus the memories of their nodes' neighbours
+ * (1 or 2 hops, a second hop weighted down). Graph entries have no vectors of their own yet, so the
+ * route's vector list stays empty rather than repeating the document route's.
+ */
+export async function graphRoute(
+  sources: RouteSources,
+  query: string,
+  filter: ScopeFilter,
+  limit: number,
+  hops: 1 | 2,
+): Promise<RouteLists> {
+  const graphScope = { ...(filter.sessionId ? { sessionId: filter.sessionId } : {}), ...(filter.personaId ? { personaId: filter.personaId } : {}) };
+  const entries = sources.graph.searchAny(query, { ...graphScope, limit });
+  const direct = entries.map((e, rank) => ({ id: e.memoryId, score: 1 / (1 + rank) }));
+  const expanded = new Map<string, number>();
+  const nodes = [...new Set([...sources.graph.nodesOf(entries.slice(0, 5).map((e) => e.entryId)).values()].flat())];
+  for (const node of nodes.slice(0, 20)) {
+    for (const neighbour of sources.graph.neighbours(node, { hops, limit: 10 })) {
+      for (const id of sources.graph.memoriesOf([neighbour.nodeKey], graphScope).slice(0, limit)) {
+        expanded.set(id, Math.max(expanded.get(id) ?? 0, neighbour.score / (neighbour.score + 1) / 2));
+      }
+    }
+  }
+  const keywordIds = new Map(direct.map((d) => [d.id, d.score]));
+  for (const [id, score] of expanded) if (!keywordIds.has(id)) keywordIds.set(id, score);
+  const allowed = liveInScope(sources, [...keywordIds.keys()], filter);
+  const keyword = [...keywordIds].filter(([id]) => allowed.has(id)).map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+  return { keyword, vector: [] };
+}

@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { agreementBonus, fuseRoute, fuseRrf, fuseWeighted, minMaxNormalize, rankScores } from '../src/queries/recall/fusion.js';
+import { defaultRecallSettings, type ScoredId } from '../src/queries/recall/types.js';
+import { finalScore, finalScoreParts, recencyScore } from '../src/queries/recall/weighting.js';
+
+const ids = (list: readonly ScoredId[]): string[] => list.map((item) => item.id);
+// Keyword norms a 1, b 0.5, c 0; vector norms c 1, b 0.5, d 0. Ranks: b 2/2, c 3/1, a 1/–, d –/3.
+const keyword: ScoredId[] = [{ id: 'a', score: 100 }, { id: 'b', score: 50 }, { id: 'c', score: 0 }];
+const vector: ScoredId[] = [{ id: 'c', score: 1 }, { id: 'b', score: 0.5 }, { id: 'd', score: 0 }];
+
+describe('minMaxNormalize', () => {
+  it('maps the best to 1, the worst to 0 and the rest linearly, keeping the order', () => {
+    expect(minMaxNormalize([{ id: 'x', score: 8 }, { id: 'y', score: 5 }, { id: 'z', score: 2 }])).toEqual([
+      { id: 'x', score: 1 }, { id: 'y', score: 0.5 }, { id: 'z', score: 0 },
+    ]);
+  });
+
+  it('gives 1 to a single element and to all-equal scores; nothing for nothing', () => {
+    expect(minMaxNormalize([{ id: 'x', score: 0.123 }])).toEqual([{ id: 'x', score: 1 }]);
+    expect(minMaxNormalize([{ id: 'x', score: 3 }, { id: 'y', score: 3 }])).toEqual([{ id: 'x', score: 1 }, { id: 'y', score: 1 }]);
+    expect(minMaxNormalize([])).toEqual([]);
+  });
+
+  it('handles negative scores and non-finite ones', () => {
+    expect(minMaxNormalize([{ id: 'x', score: -1 }, { id: 'y', score: -3 }, { id: 'n', score: Number.NaN }])).toEqual([
+      { id: 'x', score: 1 }, { id: 'y', score: 0 }, { id: 'n', score: 0 },
+    ]);
+  });
+});
+
+describe('weighted and RRF fusion', () => {
+  it('weighted: bm25Weight·norm(kw) + (1−bm25Weight)·norm(vec), a missing side counting 0', () => {
+    const fused = fuseWeighted(keyword, vector, 0.6);
+    expect(ids(fused)).toEqual(['a', 'b', 'c', 'd']);
+    const score = Object.fromEntries(fused.map((f) => [f.id, f.score]));
+    expect(score['a']).toBeCloseTo(0.6, 12);
+    expect(score['b']).toBeCloseTo(0.5, 12);
+    expect(score['c']).toBeCloseTo(0.4, 12);
+    expect(score['d']).toBe(0);
+    expect(ids(fuseWeighted(keyword, vector, 0.3))).toEqual(['c', 'b', 'a', 'd']);
+  });
+
+  it('rrf: Σ 1/(k+rank) ignores scores, so c (ranks 3 and 1) edges out b (2 and 2)', () => {
+    const fused = fuseRrf([keyword, vector], 60);
+    expect(ids(fused)).toEqual(['c', 'b', 'a', 'd']);
+    expect(fused.map((f) => f.score)).toEqual([1 / 63 + 1 / 61, 1 / 62 + 1 / 62, 1 / 61, 1 / 63]);
+    expect(fuseRrf([[{ id: 'x', score: 0 }]], 1)).toEqual([{ id: 'x', score: 0.5 }]);
+  });
+
+  it('breaks ties by id', () => {
+    expect(ids(fuseWeighted([{ id: 'z', score: 1 }], [{ id: 'y', score: 1 }], 0.5))).toEqual(['y', 'z']);
+    expect(ids(fuseRrf([[{ id: 'q', score: 9 }], [{ id: 'p', score: 1 }]]))).toEqual(['p', 'q']);
+  });
+});
+
+describe('agreement bonus', () => {
+  it('rewards ids in both lists whose ranks are within the window, and only those', () => {
+    expect(agreementBonus(keyword, vector, 0, 0.25)).toEqual(new Map([['b', 0.25]]));
+    expect(agreementBonus(keyword, vector, 1, 0.25)).toEqual(new Map([['b', 0.25]]));
+    expect(agreementBonus(keyword, vector, 2, 0.25)).toEqual(new Map([['b', 0.25], ['c', 0.25]]));
+    expect(agreementBonus(keyword, [], 3, 0.25)).toEqual(new Map());
+  });
+
+  it('fuseRoute (weighted) shows every part and ranks with the bonus', () => {
+    const fused = fuseRoute(keyword, vector, defaultRecallSettings);
+    expect([...fused.keys()]).toEqual(['b', 'c', 'a', 'd']);
+    expect(fused.get('b')).toEqual({ fused: 0.75, parts: { keyword: 0.25, vector: 0.25, agreement: 0.25 } });
+    expect(fused.get('c')).toEqual({ fused: 0.75, parts: { keyword: 0, vector: 0.5, agreement: 0.25 } });
+    expect(fused.get('a')).toEqual({ fused: 0.5, parts: { keyword: 0.5, vector: 0, agreement: 0 } });
+    expect(fused.get('d')).toEqual({ fused: 0, parts: { keyword: 0, vector: 0, agreement: 0 } });
+    // outside the window: no bonus for c, so a passes it
+    const narrow = fuseRoute(keyword, vector, { ...defaultRecallSettings, agreementRankWindow: 1 });
+    expect(ids(rankScores(narrow))).toEqual(['b', 'a', 'c', 'd']);
+  });
+
+  it('fuseRoute (rrf) uses one reciprocal-rank part per list', () => {
+    const fused = fuseRoute(keyword, vector, { ...defaultRecallSettings, fusionMode: 'rrf', fusionAgreementBonus: 0.1 });
+    expect([...fused.keys()]).toEqual(['c', 'b', 'a', 'd']);
+    expect(fused.get('c')?.parts).toEqual({ keyword: 1 / 63, vector: 1 / 61, agreement: 0.1 });
+    expect(fused.get('a')?.fused).toBe(1 / 61);
+  });
+});
+
+describe('recency and final weighting', () => {
+  it('decays exp(−rate·ageDays)', () => {
+    expect(recencyScore('2024-01-01T00:00:00Z', '2024-01-11T00:00:00Z', 0.01)).toBeCloseTo(Math.exp(-0.1), 12);
+    expect(recencyScore('2024-01-01T00:00:00Z', '2024-01-11T00:00:00Z', 0.01)).toBeCloseTo(0.904837, 6);
+    expect(recencyScore('2024-01-01T00:00:00Z', '2024-04-10T00:00:00Z', 0.01)).toBeCloseTo(0.367879, 6); // 100 days
+    expect(recencyScore('2024-01-01T00:00:00Z', '2024-01-01T12:00:00Z', 0.1)).toBeCloseTo(Math.exp(-0.05), 12);
+    expect(recencyScore(Date.UTC(2024, 0, 1), new Date(Date.UTC(2024, 0, 3)), 0.5)).toBeCloseTo(Math.exp(-1), 12);
+  });
+
+  it('gives 1 to the present and the future, 0 to an unparseable date', () => {
+    expect(recencyScore('2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z', 0.01)).toBe(1);
+    expect(recencyScore('2025-01-01T00:00:00Z', '2024-01-01T00:00:00Z', 0.01)).toBe(1);
+    expect(recencyScore('not a date', '2024-01-01T00:00:00Z', 0.01)).toBe(0);
+  });
+
+  it('weights relevance 0.5, importance 0.25, recency 0.25 by default', () => {
+    expect(finalScore({ relevance: 0.8, importance: 0.6, recency: 0.4 }, defaultRecallSettings)).toBeCloseTo(0.65, 12);
+    expect(finalScore({ relevance: 1, importance: 1, recency: 1 }, defaultRecallSettings)).toBe(1);
+    const parts = finalScoreParts({ relevance: 0.8, importance: 0.6, recency: 0.4 }, defaultRecallSettings);
+    expect(parts.relevance).toBeCloseTo(0.4, 12);
+    expect(parts.importance).toBeCloseTo(0.15, 12);
+    expect(parts.recency).toBeCloseTo(0.1, 12);
+    const relevanceOnly = { relevanceWeight: 1, importanceWeight: 0, recencyWeight: 0 };
+    expect(finalScore({ relevance: 0.8, importance: 0.6, recency: 0.4 }, relevanceOnly)).toBe(0.8);
+  });
+});
+
+describe('fusion properties', () => {
+  // Small id pool so the lists overlap; integer scores so distinct scores stay distinct after normalising.
+  const list = fc
+    .uniqueArray(fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), score: fc.integer({ min: -1000, max: 1000 }) }), {
+      selector: (item) => item.id,
+      maxLength: 8,
+    })
+    .map((items) => [...items].sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1)));
+
+  it('fused scores stay within [0, 1 + bonus] in both modes', () => {
+    fc.assert(
+      fc.property(list, list, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('weighted', 'rrf') as fc.Arbitrary<'weighted' | 'rrf'>, fc.integer({ min: 0, max: 8 }),
+        (kw, vec, weight, bonus, mode, window) => {
+          const settings = { ...defaultRecallSettings, fusionMode: mode, fusionBm25Weight: weight, fusionAgreementBonus: bonus, agreementRankWindow: window };
+          for (const { fused, parts } of fuseRoute(kw, vec, settings).values()) {
+            expect(fused).toBeGreaterThanOrEqual(0);
+            expect(fused).toBeLessThanOrEqual(1 + bonus + 1e-12);
+            expect(parts.agreement === 0 || parts.agreement === bonus).toBe(true);
+          }
+        }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('fuseWeighted with weight 1 orders exactly like the keyword list', () => {
+    fc.assert(
+      fc.property(list, list, (kw, vec) => {
+        const kwIds = new Set(ids(kw));
+        const fused = fuseWeighted(kw, vec, 1);
+        expect(ids(fused).filter((id) => kwIds.has(id))).toEqual(ids(kw));
+        for (const f of fused) if (!kwIds.has(f.id)) expect(f.score).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
