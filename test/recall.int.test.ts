@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHashEmbeddingProvider } from '../src/engine/embeddings/hash.js';
+import type { EmbeddingProvider } from '../src/engine/embeddings/provider.js';
+import { controllableProvider, openTestEngine, tempDir } from './support/engine.js';
+
+let temp: ReturnType<typeof tempDir>;
+afterEach(() => temp?.remove());
+
+const ids = (answer: { memories: { memoryId: string }[] }) => answer.memories.map((m) => m.memoryId);
+
+describe('recall through the engine', () => {
+  it('finds Chinese and English memories and explains why', async () => {
+    temp = tempDir();
+    const engine = await openTestEngine(temp.dir);
+    const tea = await engine.writeMemory({ memoryId: 'tea', text: 'Alice likes green tea every morning', sessionId: 's1' });
+    await engine.writeMemory({ memoryId: 'bridge', text: '我们明天去南京市长江大桥散步', sessionId: 's1' });
+    await engine.writeMemory({ memoryId: 'acme', text: 'Bob works at Acme as an engineer', sessionId: 's1' });
+    const en = await engine.recall({ query: 'green tea', scope: { mode: 'global' }, topK: 1, explain: true });
+    expect(ids(en)).toEqual([tea.memoryId]);
+    expect(en.memories[0]?.explain?.routes['document.keyword']).toBeGreaterThan(0);
+    expect(ids(await engine.recall({ query: '长江大桥', scope: { mode: 'global' }, topK: 1 }))).toEqual(['bridge']);
+    expect(en.injection.text).toContain('<livingmemory>');
+    expect(en.injection.included).toEqual(['tea']);
+    await engine.close();
+  });
+
+  it('serves repeats from the cache and invalidates it on any write', async () => {
+    temp = tempDir();
+    const engine = await openTestEngine(temp.dir);
+    await engine.writeMemory({ memoryId: 'a', text: 'Carol plays the violin' });
+    const first = await engine.recall({ query: 'violin', scope: { mode: 'global' } });
+    const second = await engine.recall({ query: 'violin', scope: { mode: 'global' } });
+    expect([first.cacheHit, second.cacheHit]).toEqual([false, true]);
+    await engine.writeMemory({ memoryId: 'b', text: 'Dave also plays the violin' });
+    const third = await engine.recall({ query: 'violin', scope: { mode: 'global' } });
+    expect(third.cacheHit).toBe(false);
+    expect(ids(third).sort()).toEqual(['a', 'b']);
+    await engine.forgetMemory('a');
+    const fourth = await engine.recall({ query: 'violin', scope: { mode: 'global' } });
+    expect(ids(fourth)).toEqual(['b']);
+    await engine.close();
+  });
+
+  it('falls back to BM25 when the vector route fails', async () => {
+    temp = tempDir();
+    const { provider, control } = controllableProvider();
+    const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
+    await engine.writeMemory({ memoryId: 'a', text: 'Erin collects vintage stamps' });
+    await engine.writeMemory({ memoryId: 'b', text: 'Frank repairs old bicycles' });
+    control.down = true;
+    const answer = await engine.recall({ query: 'stamps', scope: { mode: 'global' }, topK: 1, explain: true });
+    expect(ids(answer)).toEqual(['a']);
+    expect(answer.memories[0]?.explain?.routes['document.vector']).toBe(0);
+    await engine.close();
+  });
+
+  it('keeps the document route when the graph route fails', async () => {
+    temp = tempDir();
+    const slow: EmbeddingProvider = createHashEmbeddingProvider({ dimension: 32 });
+    const engine = await openTestEngine(temp.dir, { embeddingProvider: slow });
+    await engine.writeMemory({ memoryId: 'a', text: 'Gina teaches chemistry', participants: ['Gina'] });
+    const search = engine.indexes.graph.searchAny;
+    engine.indexes.graph.searchAny = () => {
+      throw new Error('graph index unavailable');
+    };
+    const answer = await engine.recall({ query: 'chemistry', scope: { mode: 'global' }, explain: true });
+    engine.indexes.graph.searchAny = search;
+    expect(ids(answer)).toEqual(['a']);
+    expect(answer.memories[0]?.explain?.bonuses.degraded).toBe(1);
+    await engine.close();
+  });
+
+  it('shows only live atoms and records access statistics as one batched event', async () => {
+    temp = tempDir();
+    const engine = await openTestEngine(temp.dir);
+    await engine.writeMemory({ memoryId: 'a', text: 'Hana loves jazz. Hana lives in Osaka.' });
+    await engine.writeMemory({ memoryId: 'b', text: 'Ivan loves jazz too' });
+    const answer = await engine.recall({ query: 'jazz', scope: { mode: 'global' } });
+    expect(answer.memories.find((m) => m.memoryId === 'a')?.facts.length).toBeGreaterThan(0);
+    await engine.flushAccess();
+    const access = await engine.log.readStream('system-access');
+    expect(access).toHaveLength(1);
+    expect(access[0]?.type === 'MemoriesAccessed' && access[0].data.accesses.map((a) => a.memoryId).sort()).toEqual(['a', 'b']);
+    await engine.indexes.catchUp();
+    expect(engine.documents.get('a')?.accessCount).toBe(1);
+    await engine.close();
+  });
+
+  it('refuses a bad request naming the field', async () => {
+    temp = tempDir();
+    const engine = await openTestEngine(temp.dir);
+    await expect(engine.recall({ query: '  ', scope: { mode: 'global' } })).rejects.toMatchObject({ field: 'query' });
+    await expect(engine.recall({ query: 'x', topK: 11 })).rejects.toMatchObject({ field: 'topK' });
+    await expect(engine.recall({ query: 'x', scope: { mode: 'everyone' } })).rejects.toMatchObject({ field: 'scope.mode' });
+    await engine.close();
+  });
+});
