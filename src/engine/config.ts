@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fieldPath } from '../events/errors.js';
 import { embeddingConfigSchema } from './embeddings/index.js';
+import { rerankConfigSchema } from './rerank.js';
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z
@@ -18,6 +19,7 @@ export const configSchema = z
       .default({ pageSize: 1000 }),
     actor: z.string().min(1).default('cli'),
     embedding: embeddingConfigSchema.default({ provider: 'hash' }),
+    rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
   })
   .strict();
 

@@ -10,6 +10,9 @@ import { openIndexes } from './indexes.js';
 import { createAccessBatcher } from './access-batcher.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
+import { createReranker } from './rerank.js';
+import type { Reranker } from '../queries/recall/rank.js';
+import { defaultRecallSettings, type RecallSettings } from '../queries/recall/types.js';
 import { recordEmbeddingFingerprint } from './providers.js';
 import { rebuildEventHooks } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
@@ -21,6 +24,10 @@ export interface EngineOptions {
   readonly env?: Environment;
   /** Overrides the provider built from the configuration (tests, embedding hosts). */
   readonly embeddingProvider?: EmbeddingProvider;
+  /** Overrides the reranker built from the configuration. */
+  readonly reranker?: Reranker | null;
+  /** Overrides of the recall defaults (timeouts, weights, budgets). */
+  readonly recallSettings?: Partial<RecallSettings>;
   /** Run the start-up consistency check in the background (default true). */
   readonly maintenance?: boolean;
 }
@@ -38,7 +45,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   await indexes.catchUp();
   const access = createAccessBatcher(log, env);
-  const recall = createRecall({ indexes, provider, env, access });
+  const recall = createRecall({
+    indexes, provider, env, access, reranker: options.reranker ?? createReranker(config.rerank),
+    ...(options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {}),
+  });
   const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
