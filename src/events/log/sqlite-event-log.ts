@@ -2,6 +2,7 @@ import type { DomainEvent } from '../catalog.js';
 import { ConcurrencyError, ValidationError } from '../errors.js';
 import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, RecordedEvent } from './event-log.js';
 import { checkExpectedRevision } from './expected-revision.js';
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './sqlite-database.js';
 import { createLogSchema } from './sqlite-schema.js';
 import { pollingSubscription } from './subscription.js';
@@ -31,8 +32,6 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     revision: db.prepare<[string], { revision: number }>('SELECT revision FROM streams WHERE stream_id = ?'),
     createStream: db.prepare('INSERT INTO streams (stream_id, revision) VALUES (?, ?)'),
     swapRevision: db.prepare('UPDATE streams SET revision = ? WHERE stream_id = ? AND revision = ?'),
-    insert: db.prepare(`INSERT INTO events (stream_id, stream_revision, event_id, type, schema_version, data, metadata)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`),
     readStream: db.prepare<[string, number], EventRow>(
       `SELECT ${columns} FROM events WHERE stream_id = ? AND stream_revision >= ? ORDER BY stream_revision`,
     ),
@@ -42,17 +41,33 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     head: db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events'),
   };
 
+  // Multi-row INSERTs: one statement call per chunk instead of one per event.
+  const chunk = 50;
+  const inserts = new Map<number, Statement>();
+  const insertFor = (rows: number): Statement => {
+    let statement = inserts.get(rows);
+    if (!statement) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      statement = db.prepare(`INSERT INTO events (stream_id, stream_revision, event_id, type, schema_version, data, metadata) VALUES ${values}`);
+      inserts.set(rows, statement);
+    }
+    return statement;
+  };
+
   const appendTx = db.transaction((streamId: string, events: readonly DomainEvent[], expected: ExpectedRevision) => {
     const found = stmt.revision.get(streamId)?.revision;
     const actual = found === undefined ? undefined : BigInt(found);
     checkExpectedRevision(streamId, expected, actual);
     let revision = found ?? -1;
     let lastPosition = 0;
-    for (const event of events) {
-      revision += 1;
-      const { type, schemaVersion, data, metadata } = event;
-      const info = stmt.insert.run(streamId, revision, metadata.eventId, type, schemaVersion, JSON.stringify(data), JSON.stringify(metadata));
-      lastPosition = Number(info.lastInsertRowid);
+    for (let start = 0; start < events.length; start += chunk) {
+      const part = events.slice(start, start + chunk);
+      const params: unknown[] = [];
+      for (const { type, schemaVersion, data, metadata } of part) {
+        revision += 1;
+        params.push(streamId, revision, metadata.eventId, type, schemaVersion, JSON.stringify(data), JSON.stringify(metadata));
+      }
+      lastPosition = Number(insertFor(part.length).run(...params).lastInsertRowid);
     }
     if (found === undefined) stmt.createStream.run(streamId, revision);
     else if (stmt.swapRevision.run(revision, streamId, found).changes !== 1) {
