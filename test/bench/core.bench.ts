@@ -20,21 +20,17 @@ import { projectionDigest } from '../../src/projections/digest.js';
 import { documentsProjection, type DocumentMetadata } from '../../src/projections/documents.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
 import { bindGeneration } from '../../src/projections/tx.js';
-import { printReport, row, type BenchRow } from './report.js';
-import { benchDir, fileSystemOf, intArg, median, progress, rates, timed, type Rates, type Timing } from './support.js';
+import { printReport, row, type BenchReport, type BenchRow } from './report.js';
+import { benchDir, fileSystemOf, intArg, isEntryPoint, median, progress, rates, timed, type Rates, type Timing } from './support.js';
 
 type Written = EventOf<'MemoryWritten'>;
 /** An events row as the log stores it: stream_id, stream_revision, event_id, type, schema_version, data, metadata. */
-type EventRow = [string, number, string, string, number, string, string];
+export type EventRow = [string, number, string, string, number, string, string];
 /** A documents row as the projection writes it: memory_id, text, metadata, last_position. */
-type DocumentRow = [string, string, string, number];
+export type DocumentRow = [string, string, string, number];
 
-const singleCount = intArg('single', 2_000);
-const totalCount = intArg('events', 100_000);
 const batchSize = 1_000;
 const pageSize = 1_000;
-const reps = intArg('reps', 3);
-const warmupCount = Math.min(5_000, totalCount);
 
 const insertEventSql = `INSERT INTO events (stream_id, stream_revision, event_id, type, schema_version, data, metadata)
   VALUES (?, ?, ?, ?, ?, ?, ?)`;
@@ -80,12 +76,12 @@ function makeEvents(count: number, prefix: string): Written[] {
   return events;
 }
 
-function eventRow(streamId: string, revision: number, e: Written): EventRow {
+export function eventRow(streamId: string, revision: number, e: Written): EventRow {
   return [streamId, revision, e.metadata.eventId, e.type, e.schemaVersion, JSON.stringify(e.data), JSON.stringify(e.metadata)];
 }
 
 /** The metadata exactly as documentsProjection writes it for a MemoryWritten (same key order). */
-function documentRow(e: Written, position: number): DocumentRow {
+export function documentRow(e: Written, position: number): DocumentRow {
   const d = e.data;
   const meta: DocumentMetadata = {
     sessionId: d.sessionId,
@@ -109,7 +105,7 @@ function documentRow(e: Written, position: number): DocumentRow {
 
 const batchStream = (b: number) => `memory-batch-${b}`;
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
+export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -118,11 +114,11 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 // ---------------------------------------------------------------------------------------------
 // Scenarios. Each opens its own new file and returns events per second.
 
-function countRows(db: SqliteDatabase, table: string): number {
+export function countRows(db: SqliteDatabase, table: string): number {
   return db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
 }
 
-function expectRows(db: SqliteDatabase, table: string, expected: number, what: string): void {
+export function expectRows(db: SqliteDatabase, table: string, expected: number, what: string): void {
   const n = countRows(db, table);
   if (n !== expected) throw new Error(`${what}: ${table} has ${n} rows, expected ${expected}`);
 }
@@ -141,7 +137,7 @@ async function oursSingle(path: string, events: readonly Written[]): Promise<Rat
   return rates(events.length, timing);
 }
 
-async function rawSingle(path: string, rows: readonly EventRow[]): Promise<Rates> {
+export async function rawSingle(path: string, rows: readonly EventRow[]): Promise<Rates> {
   const db = openDatabase(path);
   createLogSchema(db);
   const insert = db.prepare(insertEventSql);
@@ -212,7 +208,7 @@ async function oursReplay(path: string, batches: readonly (readonly Written[])[]
   return { ...rates(count, timing), build: count / build.wall, digest };
 }
 
-async function rawDocuments(path: string, batches: readonly (readonly DocumentRow[])[], count: number) {
+export async function rawDocuments(path: string, batches: readonly (readonly DocumentRow[])[], count: number) {
   const db = openDatabase(path);
   // The very DDL of documentsProjection.init, in a table named as generation 1.
   const tx = bindGeneration(db, documentsProjection, 1);
@@ -264,7 +260,21 @@ async function pair<O, R>(rep: number, ours: () => Promise<O>, raw: () => Promis
   return [await ours(), r];
 }
 
-async function main(): Promise<void> {
+export interface CoreBenchOptions {
+  /** Events appended one per transaction (default `--single`, else 2,000). */
+  readonly single?: number;
+  /** Events of the batched appends and the replay (default `--events`, else 100,000). */
+  readonly events?: number;
+  /** Repetitions of each scenario (default `--reps`, else 3). */
+  readonly reps?: number;
+}
+
+/** Runs every core scenario and returns the report (printing nothing but progress on stderr). */
+export async function runCoreBench(options: CoreBenchOptions = {}): Promise<BenchReport> {
+  const singleCount = options.single ?? intArg('single', 2_000);
+  const totalCount = options.events ?? intArg('events', 100_000);
+  const reps = options.reps ?? intArg('reps', 3);
+  const warmupCount = Math.min(5_000, totalCount);
   const started = process.hrtime.bigint();
   const dir = benchDir();
   try {
@@ -342,7 +352,7 @@ async function main(): Promise<void> {
     const probe = openDatabase(':memory:');
     const sqliteVersion = probe.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()?.v ?? '?';
     probe.close();
-    printReport({
+    return {
       title: 'LivingMemory core benchmark (ratio = ours / raw better-sqlite3)',
       meta: {
         node: process.version,
@@ -365,13 +375,17 @@ async function main(): Promise<void> {
         totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
       },
       rows,
-    });
+    };
   } finally {
     dir.remove();
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+if (isEntryPoint(import.meta.url)) {
+  runCoreBench()
+    .then((report) => printReport(report))
+    .catch((error: unknown) => {
+      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    });
+}

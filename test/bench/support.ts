@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** A fresh temporary folder; every scenario takes its own new file in it. */
 export function benchDir(prefix = 'lmem-bench-') {
@@ -78,4 +79,18 @@ export function intArg(name: string, fallback: number, argv: readonly string[] =
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer, got ${String(raw)}`);
   return value;
+}
+
+/** Whether the module at `moduleUrl` is the program node was started with (not one imported by main.ts). */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && pathToFileURL(entry).href === moduleUrl;
+}
+
+/** The `q`-quantile (0..1) by nearest rank: p50 is quantile(values, 0.5). */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
+  return sorted[rank - 1] ?? Number.NaN;
 }

@@ -1,0 +1,44 @@
+/**
+ * `npm run bench`: the core benchmark, then the projections benchmark, in one process, printed as
+ * one table with a section each, or with `--json` as one JSON object `{ title, meta, sections: { core,
+ * projections }, allTargetsPass }` on stdout (progress goes to stderr).
+ *
+ *   node dist/test/bench/main.js [--json] [--reps=N] [--single=N] [--events=N]   (core)
+ *                                [--writes=N] [--memories=N] [--queries=N]        (projections)
+ *
+ * --memories=N sets the size of the rebuilt log and of the searched indexes (default 100,000), the
+ * figure that decides how long the run takes; --writes=N the memories written through the engine
+ * (default 2,000).
+ */
+import { cpus, loadavg } from 'node:os';
+import { runCoreBench } from './core.bench.js';
+import { runProjectionsBench } from './projections.bench.js';
+import { printCombinedReport } from './report.js';
+import { progress } from './support.js';
+
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  const loadAtStart = loadavg();
+  progress('core benchmark');
+  const core = await runCoreBench();
+  progress('projections benchmark');
+  const projections = await runProjectionsBench();
+  const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  printCombinedReport({
+    title: 'LivingMemory benchmarks (ratio = ours / raw, in the same run)',
+    meta: {
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      cpus: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
+      loadAverageAtStart: load(loadAtStart),
+      loadAverageAtEnd: load(loadavg()),
+      totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
+    },
+    sections: { core, projections },
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
