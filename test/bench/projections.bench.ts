@@ -46,7 +46,7 @@ import { createProjectionRunner } from '../../src/projections/runner.js';
 import { ftsTokenizeOption, toFtsQuery } from '../../src/projections/text/tokenizer.js';
 import { readSnapshot } from '../../src/projections/vectors/snapshot.js';
 import { openTestEngine } from '../support/engine.js';
-import { chunks, countRows, documentRow, eventRow, expectRows, rawDocuments, rawSingle, type DocumentRow, type EventRow } from './core.bench.js';
+import { chunks, countRows, documentRow, expectRows, rawDocuments, rawSingle, type DocumentRow } from './core.bench.js';
 import { memoryInput, searchQueries, type MemoryInput } from './corpus.js';
 import { corpusEvents, derivedAtoms, logStart } from './log-events.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
@@ -342,8 +342,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
       });
       return event as Written;
     });
-    const writeRows: EventRow[] = writeEvents1.map((e) => eventRow(streams.memory(e.data.memoryId), 0, e));
-    const raw1 = await rawSingle(dir.file('writes-raw'), writeRows);
+    const raw1 = await rawSingle(dir.file('writes-raw'), writeEvents1);
     const ours1 = await engineWrites(join(dir.dir, 'engine'), writeInputs);
     const ours1Rates = rates(writes, ours1);
     rows.push(
