@@ -23,11 +23,15 @@ interface EdgeKey {
 /** Nodes and merged edges touched while applying one event, settled at its end. */
 interface Touched {
   readonly nodes: Set<string>;
-  readonly edges: Map<string, EdgeKey>;
+  /** Per merged edge, what this event added to (or took from) its weight and memory count. */
+  readonly edges: Map<string, EdgeKey & { weight: number; memories: number }>;
 }
 
-const touchEdge = (touched: Touched, edge: EdgeKey): void => {
-  touched.edges.set(JSON.stringify([edge.source, edge.target, edge.relation]), edge);
+// Merged weights move by deltas: recounting an edge shared by many memories made rebuilds quadratic.
+const touchEdge = (touched: Touched, edge: EdgeKey, weight: number, memories: number): void => {
+  const key = JSON.stringify([edge.source, edge.target, edge.relation]);
+  const prior = touched.edges.get(key) ?? { source: edge.source, target: edge.target, relation: edge.relation, weight: 0, memories: 0 };
+  touched.edges.set(key, { ...prior, weight: prior.weight + weight, memories: prior.memories + memories });
   touched.nodes.add(edge.source).add(edge.target);
 };
 
@@ -46,11 +50,11 @@ function removeEntry(tx: ProjectionTx, entryId: string, touched: Touched): void 
 function removeMemory(tx: ProjectionTx, memoryId: string, touched: Touched): void {
   const entries = tx.all<{ entry_id: string }>('SELECT entry_id FROM {graph_entries} WHERE memory_id = ? ORDER BY entry_id', memoryId);
   for (const { entry_id } of entries) removeEntry(tx, entry_id, touched);
-  const edges = tx.all<{ source_node: string; target_node: string; relation: string }>(
-    'SELECT source_node, target_node, relation FROM {graph_edges} WHERE source_memory = ?',
+  const edges = tx.all<{ source_node: string; target_node: string; relation: string; weight: number }>(
+    'SELECT source_node, target_node, relation, weight FROM {graph_edges} WHERE source_memory = ?',
     memoryId,
   );
-  for (const e of edges) touchEdge(touched, { source: e.source_node, target: e.target_node, relation: e.relation });
+  for (const e of edges) touchEdge(touched, { source: e.source_node, target: e.target_node, relation: e.relation }, -e.weight, -1);
   tx.run('DELETE FROM {graph_edges} WHERE source_memory = ?', memoryId);
 }
 
@@ -62,7 +66,9 @@ function link(tx: ProjectionTx, e: Linked, touched: Touched): void {
     tx.run('INSERT INTO {graph_nodes} (node_key, node_type, canonical_value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', node.key, node.nodeType, node.value);
     touched.nodes.add(node.key);
   }
+  const linked = new Set<string>();
   for (const edge of d.edges) {
+    const key = JSON.stringify([edge.source, edge.target, edge.relation]);
     tx.run(
       `INSERT INTO {graph_edges} (source_node, target_node, relation, source_memory, weight) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT DO UPDATE SET weight = weight + excluded.weight`,
@@ -72,7 +78,9 @@ function link(tx: ProjectionTx, e: Linked, touched: Touched): void {
       d.memoryId,
       edge.weight,
     );
-    touchEdge(touched, edge);
+    // The same edge twice in one event adds weight, not a second memory.
+    touchEdge(touched, edge, edge.weight, linked.has(key) ? 0 : 1);
+    linked.add(key);
   }
   for (const entry of d.entries) {
     // An entry id is the memory's own (`<memoryId>#n`); should another memory reuse one, the later wins.
@@ -103,28 +111,20 @@ function link(tx: ProjectionTx, e: Linked, touched: Touched): void {
   }
 }
 
-/** Recomputes the merged weights of the touched edges, then drops touched nodes nothing refers to any more. */
+/** Moves the merged weights of the touched edges by this event's deltas, then drops touched nodes nothing refers to any more. */
 function settle(tx: ProjectionTx, touched: Touched): void {
-  for (const { source, target, relation } of touched.edges.values()) {
-    const merged = tx.get<{ n: number; w: number }>(
-      'SELECT count(*) AS n, total(weight) AS w FROM {graph_edges} WHERE source_node = ? AND target_node = ? AND relation = ?',
+  for (const { source, target, relation, weight, memories } of touched.edges.values()) {
+    if (weight === 0 && memories === 0) continue;
+    tx.run(
+      `INSERT INTO {graph_edge_weights} (source_node, target_node, relation, weight, memory_count) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT DO UPDATE SET weight = weight + excluded.weight, memory_count = memory_count + excluded.memory_count`,
       source,
       target,
       relation,
+      weight,
+      memories,
     );
-    if (!merged || merged.n === 0) {
-      tx.run('DELETE FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ? AND relation = ?', source, target, relation);
-    } else {
-      tx.run(
-        `INSERT INTO {graph_edge_weights} (source_node, target_node, relation, weight, memory_count) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT DO UPDATE SET weight = excluded.weight, memory_count = excluded.memory_count`,
-        source,
-        target,
-        relation,
-        merged.w,
-        merged.n,
-      );
-    }
+    tx.run('DELETE FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ? AND relation = ? AND memory_count <= 0', source, target, relation);
   }
   for (const key of [...touched.nodes].sort()) {
     const used = tx.get<{ used: number }>(
@@ -153,7 +153,7 @@ export type GraphTable = (typeof graphTables)[number];
 /** Graph of people, topics and facts, with one searchable entry per memory; extraction happens in the engine. */
 export const graphProjection: Projection = {
   name: 'graph',
-  version: 1,
+  version: 2,
   tables: [
     { name: 'graph_nodes', key: 'node_key' },
     { name: 'graph_edges', key: 'source_node, target_node, relation, source_memory' },
@@ -201,6 +201,7 @@ export const graphProjection: Projection = {
         fts_rowid INTEGER NOT NULL UNIQUE
       );
       CREATE INDEX ${entries}_memory ON {graph_entries} (memory_id);
+      CREATE INDEX ${entries}_fts_rowid ON {graph_entries} (fts_rowid);
       CREATE INDEX ${entries}_scope ON {graph_entries} (session_id, persona_id);
       CREATE TABLE {graph_entry_nodes} (
         entry_id TEXT NOT NULL,
