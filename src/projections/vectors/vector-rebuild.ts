@@ -55,7 +55,7 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
     status, generation: gen.generation, resumed, checkpoint: gen.checkpoint,
     size: gen.index.size(), pending: gen.pending.size, failureRatio: failureRatio(gen),
   });
-  const step = BigInt(options.persistEvery ?? 5000);
+  const step = BigInt(options.persistEvery ?? 50_000);
   for (;;) {
     const head = await ctx.headNow();
     while (gen.checkpoint < head) {
