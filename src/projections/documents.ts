@@ -23,7 +23,8 @@ export interface DocumentMetadata {
 
 type Patch = (meta: DocumentMetadata, event: RecordedEvent) => Partial<DocumentMetadata>;
 
-function written(e: EventOf<'MemoryWritten'>): DocumentMetadata {
+/** The metadata of a freshly written memory, in the stored key order. */
+export function writtenMetadata(e: EventOf<'MemoryWritten'>): DocumentMetadata {
   const d = e.data;
   return {
     sessionId: d.sessionId,
@@ -65,7 +66,7 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
         'INSERT INTO {documents} (memory_id, text, metadata, last_position) VALUES (?, ?, ?, ?)',
         e.data.memoryId,
         e.data.text,
-        JSON.stringify(written(e)),
+        JSON.stringify(writtenMetadata(e)),
         Number(e.globalPosition),
       );
       return;

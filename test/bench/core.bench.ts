@@ -18,7 +18,7 @@ import { openDatabase, type SqliteDatabase } from '../../src/events/log/sqlite-d
 import { createSqliteEventLog } from '../../src/events/log/sqlite-event-log.js';
 import { createLogSchema } from '../../src/events/log/sqlite-schema.js';
 import { projectionDigest } from '../../src/projections/digest.js';
-import { documentsProjection, type DocumentMetadata } from '../../src/projections/documents.js';
+import { documentsProjection, writtenMetadata } from '../../src/projections/documents.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
 import { bindGeneration } from '../../src/projections/tx.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
@@ -81,27 +81,9 @@ export function eventRow(streamId: string, revision: number, e: Written): EventR
   return [streamId, revision, e.metadata.eventId, e.type, e.schemaVersion, JSON.stringify(e.data), JSON.stringify(e.metadata)];
 }
 
-/** The metadata exactly as documentsProjection writes it for a MemoryWritten (same key order). */
+/** The row exactly as documentsProjection writes it for a MemoryWritten. */
 export function documentRow(e: Written, position: number): DocumentRow {
-  const d = e.data;
-  const meta: DocumentMetadata = {
-    sessionId: d.sessionId,
-    personaId: d.personaId,
-    userId: d.userId,
-    importance: d.importance,
-    status: 'active',
-    createdAt: e.metadata.occurredAt,
-    updatedAt: e.metadata.occurredAt,
-    topics: d.topics,
-    keyFacts: d.keyFacts,
-    participants: d.participants,
-    sentiment: d.sentiment,
-    accessCount: 0,
-    lastAccessedAt: null,
-    mergedFrom: [],
-    statusReason: null,
-  };
-  return [d.memoryId, d.text, JSON.stringify(meta), position];
+  return [e.data.memoryId, e.data.text, JSON.stringify(writtenMetadata(e)), position];
 }
 
 const batchStream = (b: number) => `memory-batch-${b}`;
