@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { stampEvents } from '../commands/decider.js';
 import { openDatabase } from '../events/log/sqlite-database.js';
 import { createSqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { streams } from '../events/streams.js';
@@ -14,7 +13,7 @@ import { createReranker } from './rerank.js';
 import type { Reranker } from '../queries/recall/rank.js';
 import { defaultRecallSettings, type RecallSettings } from '../queries/recall/types.js';
 import { recordEmbeddingFingerprint } from './providers.js';
-import { rebuildEventHooks } from './system-events.js';
+import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
@@ -54,11 +53,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
   const maintenance = createMaintenance({
     db, indexes, provider, cache,
-    recordRepaired: async (memoryId) => {
-      const body = { type: 'MemoryEmbeddingRepaired' as const, schemaVersion: 1 as const, data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) } };
-      const meta = { commandId: env.newId(), now: env.now().toISOString(), actor: 'system:maintenance' };
-      await log.append(streams.memory(memoryId), stampEvents([body], meta), { expectedRevision: 'stream_exists' });
-    },
+    recordRepaired: (memoryId) =>
+      recordEvent(log, env, 'system:maintenance', streams.memory(memoryId), {
+        type: 'MemoryEmbeddingRepaired',
+        schemaVersion: 1,
+        data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
+      }, 'stream_exists'),
   });
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();

@@ -1,9 +1,9 @@
-import { stampEvents } from '../commands/decider.js';
 import type { EventLog } from '../events/log/event-log.js';
 import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
 import type { EmbeddingProvider } from './embeddings/index.js';
 import { canonicalJson } from './embeddings/index.js';
+import { recordEvent } from './system-events.js';
 
 /**
  * Records the embedding provider's fingerprint when it differs from the last one in the log,
@@ -20,6 +20,6 @@ export async function recordEmbeddingFingerprint(log: EventLog, env: Environment
     schemaVersion: 1 as const,
     data: { role: 'embedding' as const, previous, current: provider.fingerprint },
   };
-  await log.append(streams.providers, stampEvents([body], { commandId: env.newId(), now: env.now().toISOString(), actor: 'system:engine' }));
+  await recordEvent(log, env, 'system:engine', streams.providers, body);
   return previous !== null;
 }

@@ -8,6 +8,7 @@ import type { EventLog } from '../events/log/event-log.js';
 import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
 import { deriveEvents } from './derive.js';
+import { commandMetadata } from './system-events.js';
 import { embedWithCache, fingerprintKey, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
 import type { Indexes } from './indexes.js';
 
@@ -38,13 +39,7 @@ interface WritePathDeps {
 export function createWritePath(deps: WritePathDeps) {
   const { log, env, indexes } = deps;
 
-  const metadataFor = (ctx: CallContext): CommandMetadata => ({
-    commandId: env.newId(),
-    now: env.now().toISOString(),
-    actor: ctx.actor ?? deps.defaultActor,
-    ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
-    ...(ctx.causationId ? { causationId: ctx.causationId } : {}),
-  });
+  const metadataFor = (ctx: CallContext): CommandMetadata => commandMetadata(env, ctx.actor ?? deps.defaultActor, ctx);
 
   /** Fills the embedding cache for `text`; a provider failure is reported, never thrown. */
   const embed = async (text: string | undefined): Promise<string | undefined> => {
