@@ -1,0 +1,67 @@
+import nodejieba from 'nodejieba';
+import { chineseStopWords } from '../../projections/text/stopwords.js';
+import { tokenize } from '../../projections/text/tokenizer.js';
+
+// Chat filler that says nothing about what a conversation was about.
+const filler = new Set(
+  (
+    'yeah yes yep ok okay lol haha hey hi hello thanks thank sure really think know going get got want like well oh right good great ' +
+    'nice maybe also one time today tomorrow yesterday thing things lot much cool let say said tell see sound sounds wow ' +
+    '下个月 上个月 最近 大概 有点 一点 哈哈 哈哈哈 嗯嗯 好的 什么 怎么 现在 今天 明天 昨天 一下 知道 觉得 可以 没有 真的 就是 这个 那个 我们 你们 他们 时候 一起 还是 已经 应该'
+  ).split(' '),
+);
+
+const runs = /(\p{Script=Han}+)|([\p{L}\p{N}][\p{L}\p{N}'’-]*)/gu;
+
+interface Candidate {
+  readonly key: string;
+  surface: string;
+  /** Capitalised inside a sentence somewhere: shown as written. */
+  name: boolean;
+  sentences: number;
+  readonly first: number;
+}
+
+/** Words worth naming as topics in one sentence: jieba words of Han runs, other words by their stem. */
+function candidates(sentence: string): { key: string; surface: string; name: boolean }[] {
+  const out: { key: string; surface: string; name: boolean }[] = [];
+  for (const match of sentence.normalize('NFKC').matchAll(runs)) {
+    const [, cjk, word] = match;
+    if (cjk !== undefined) {
+      for (const w of nodejieba.cut(cjk)) if (Array.from(w).length >= 2 && !chineseStopWords.has(w) && !filler.has(w)) out.push({ key: w, surface: w, name: false });
+    } else if (word !== undefined && word.length >= 3 && !/^\d+$/.test(word) && !filler.has(word.toLowerCase())) {
+      const key = tokenize(word)[0];
+      const name = match.index > 0 && /^\p{Lu}/u.test(word);
+      if (key !== undefined && !filler.has(key)) out.push({ key, surface: name ? word : word.toLowerCase(), name });
+    }
+  }
+  return out;
+}
+
+/**
+ * The window's most frequent content words (counted once per sentence), ties to the earlier one;
+ * words said once fill the list only up to `minimum`. English words are grouped by stem and shown
+ * lower case unless capitalised inside a sentence somewhere (a name).
+ * `exclude` holds lower-case words never to list (the participants' names).
+ */
+export function topTerms(sentences: readonly string[], limit: number, minimum: number, exclude: ReadonlySet<string>): string[] {
+  const byKey = new Map<string, Candidate>();
+  sentences.forEach((sentence, position) => {
+    const seen = new Set<string>();
+    for (const { key, surface, name } of candidates(sentence)) {
+      if (exclude.has(surface.toLowerCase()) || seen.has(key)) continue;
+      seen.add(key);
+      const found = byKey.get(key);
+      if (!found) byKey.set(key, { key, surface, name, sentences: 1, first: position });
+      else {
+        found.sentences += 1;
+        if (name && !found.name) Object.assign(found, { surface, name });
+      }
+    }
+  });
+  return [...byKey.values()]
+    .sort((a, b) => b.sentences - a.sentences || a.first - b.first)
+    .filter((c, rank) => c.sentences > 1 || rank < minimum)
+    .slice(0, limit)
+    .map((c) => c.surface);
+}
