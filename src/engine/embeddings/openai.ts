@@ -1,5 +1,5 @@
 import type { Outcome } from '../http/failures.js';
-import { jsonHeaders, postJson } from '../http/post-json.js';
+import { jsonHeaders, postJson, v1Url } from '../http/post-json.js';
 import { defaultSleep, withRetries } from '../http/retry.js';
 import { parseAnswer } from './openai-answer.js';
 import { EmbeddingProviderError, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
@@ -55,8 +55,7 @@ export const openAiDefaults = {
 } as const;
 
 export function embeddingsUrl(baseUrl: string): string {
-  const root = baseUrl.replace(/\/+$/, '');
-  return root.endsWith('/v1') ? `${root}/embeddings` : `${root}/v1/embeddings`;
+  return v1Url(baseUrl, 'embeddings');
 }
 
 /**

@@ -18,6 +18,12 @@ export interface RawAnswer {
   readonly headers: Headers;
 }
 
+/** `{baseUrl}/v1/{path}`, without doubling a `/v1` the base URL already ends with. */
+export function v1Url(baseUrl: string, path: string): string {
+  const root = baseUrl.replace(/\/+$/, '');
+  return root.endsWith('/v1') ? `${root}/${path}` : `${root}/v1/${path}`;
+}
+
 /** JSON headers, with `Authorization: Bearer` only when a key is given (local servers take none). */
 export function jsonHeaders(apiKey: string | undefined): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
