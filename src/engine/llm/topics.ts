@@ -6,7 +6,8 @@ import { tokenize } from '../../projections/text/tokenizer.js';
 const filler = new Set(
   (
     'yeah yes yep ok okay lol haha hey hi hello thanks thank sure really think know going get got want like well oh right good great ' +
-    'nice maybe also one time today tomorrow yesterday thing things lot much cool let say said tell see sound sounds wow ' +
+    'nice maybe also one time today tomorrow yesterday thing things lot much cool let say said tell see sound sounds wow guess wait ' +
+    'come go make need feel way bit pretty kind ' +
     '下个月 上个月 最近 大概 有点 一点 哈哈 哈哈哈 嗯嗯 好的 什么 怎么 现在 今天 明天 昨天 一下 知道 觉得 可以 没有 真的 就是 这个 那个 我们 你们 他们 时候 一起 还是 已经 应该'
   ).split(' '),
 );
