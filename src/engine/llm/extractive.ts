@@ -43,18 +43,25 @@ function sentencesOf(request: SummaryRequest, aliases: IdentityAliases): Scored[
 }
 
 /**
- * Scores each sentence: its distinct tokens' window frequencies (log-damped, over the square root
- * of its length, scaled to the best sentence), plus its fact signals; questions and the assistant's
- * sentences count less, since the memory is about what people said.
+ * Scores each sentence: the window frequencies of its distinct tokens (a sentence said twice
+ * counts once; log-damped, over the square root of its length, short sentences damped, scaled to
+ * the best sentence), plus its fact signals; questions and the assistant's sentences count less,
+ * since the memory is about what people said.
  */
 function score(sentences: Scored[], assistantLabel: (s: Scored) => boolean): void {
   const tokens = sentences.map((s) => [...new Set(tokenize(s.text))]);
   const frequency = new Map<string, number>();
-  for (const set of tokens) for (const t of set) frequency.set(t, (frequency.get(t) ?? 0) + 1);
-  const raw = tokens.map((set) => (set.length === 0 ? 0 : set.reduce((sum, t) => sum + Math.log(1 + (frequency.get(t) ?? 0)), 0) / Math.sqrt(set.length)));
+  const counted = new Set<string>();
+  sentences.forEach((s, i) => {
+    const key = atomKey(s.text);
+    if (counted.has(key)) return;
+    counted.add(key);
+    for (const t of tokens[i] ?? []) frequency.set(t, (frequency.get(t) ?? 0) + 1);
+  });
+  const raw = tokens.map((set) => (set.length === 0 ? 0 : (set.reduce((sum, t) => sum + Math.log(1 + (frequency.get(t) ?? 0)), 0) / Math.sqrt(set.length)) * Math.min(1, set.length / 4)));
   const best = Math.max(...raw, Number.EPSILON);
   sentences.forEach((s, i) => {
-    s.score = 0.6 * ((raw[i] ?? 0) / best) + 0.4 * Math.min(1, s.facts / 2) - (s.question ? 0.2 : 0) - (assistantLabel(s) ? 0.15 : 0);
+    s.score = 0.5 * ((raw[i] ?? 0) / best) + 0.5 * Math.min(1, s.facts / 2) - (s.question ? 0.2 : 0) - (assistantLabel(s) ? 0.15 : 0);
   });
 }
 
@@ -121,10 +128,12 @@ export function createExtractiveSummarizer(options: ExtractiveOptions = {}): Llm
     const participants = participantsOf(request.messages, aliases);
     const exclude = new Set([...participants, ...assistantSpeakers, 'user', 'assistant'].map((name) => name.toLowerCase()));
     const texts = sentences.map((s) => s.text);
-    const topics = topTerms(texts, extractiveDefaults.topics, extractiveDefaults.minTopics, exclude);
+    const topics = topTerms(sentences.map((s) => ({ text: s.text, weight: 1 + 2 * Math.min(2, s.facts) })), extractiveDefaults.topics, extractiveDefaults.minTopics, exclude);
     const facts = pick(sentences, extractiveDefaults.maxKeyFacts, (s) => s.facts > 0 && !assistantSpeakers.has(s.speaker));
     const chinese = sentences.filter((s) => s.chinese).length * 2 >= sentences.length;
-    const summary = composeSummary(lead(request, participants, topics, chinese), pick(sentences, maxSentences));
+    // Sentences far below the best one are small talk beside it: quoted only in a window of small talk.
+    const top = Math.max(...sentences.map((s) => s.score));
+    const summary = composeSummary(lead(request, participants, topics, chinese), pick(sentences, maxSentences, (s) => s.score >= top / 2));
     const result = {
       summary,
       topics,

@@ -9,22 +9,31 @@ import type { Sentence } from './sentences.js';
 
 const number = /\d|[一二三四五六七八九十两百千万]+(?:岁|月|号|日|年|天|周|个|只|点|块|元|公斤|公里)/u;
 const dateWords =
-  /生日|纪念日|周年|\b(?:birthday|anniversary|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b/iu;
+  /生日|纪念日|周年|[一二三四五六七八九十]+月|星期[一二三四五六日天]|周[一二三四五六日末]|\b(?:birthday|anniversary|january|february|march|april|june|july|august|september|october|november|december|jan|feb|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|\bmay\s+\d/iu;
+// Lasting changes and conditions of a person's life, which rarely come with a number or a name.
+const lifeEvent =
+  /过敏|素食|吃素|怀孕|结婚|订婚|离婚|退休|毕业|领养|取名|搬家|辞职|入职|升职|\b(?:allergic|vegetarian|vegan|diabetic|pregnant|married|engaged|divorced|retired|graduated|adopted|named|called|moved|quit|hired|promoted)\b/iu;
 // A capitalised word that does not open the sentence and is not "I": most likely a name or a place.
 const innerName = /(?<=[\p{L}\p{N},;:]\s+)(?!I\b|I['’])\p{Lu}[\p{L}'’-]+/u;
 
+/** The atom classifier's verdict, as a fact signal: preferences, relations and lasting facts count; plans and episodes only when firm and not small talk. */
+function classified(text: string, words: number): boolean {
+  const { atomType, confidence } = classifyClause(text);
+  if (atomType === 'plan' || atomType === 'episode') return confidence >= 0.85 && words >= 4;
+  return atomType !== 'unknown' && confidence >= 0.75;
+}
+
 /**
- * 0 for small talk; each signal adds one: a number or quantity, a date word, a name inside the
- * sentence, a strong rule of the atom classifier (preference, plan, relation, episode, lasting fact).
- * Questions ask rather than tell and single words say nothing: both score 0; a name alone in a
- * two-word greeting ("Hey Bob!") is no fact either.
+ * 0 for small talk; each signal adds one: a number or quantity, a date word, a life event or
+ * condition, a name inside the sentence, the atom classifier (see `classified`). Questions ask
+ * rather than tell and single words say nothing: both score 0; a name in a greeting of two words
+ * ("Hey Bob!") and "see you tomorrow" are no facts either.
  */
 export function factScore(sentence: Sentence): number {
   const text = sentence.text;
   const words = tokenize(text).length;
   if (sentence.question || words < 2) return 0;
-  const { confidence } = classifyClause(text);
-  return [number.test(text), dateWords.test(text), words >= 3 && innerName.test(text), confidence >= 0.7].filter(Boolean).length;
+  return [number.test(text), dateWords.test(text), lifeEvent.test(text), words >= 3 && innerName.test(text), classified(text, words)].filter(Boolean).length;
 }
 
 const positiveEn =

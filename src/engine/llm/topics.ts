@@ -7,23 +7,23 @@ const filler = new Set(
   (
     'yeah yes yep ok okay lol haha hey hi hello thanks thank sure really think know going get got want like well oh right good great ' +
     'nice maybe also one time today tomorrow yesterday thing things lot much cool let say said tell see sound sounds wow guess wait ' +
-    'come go make need feel way bit pretty kind ' +
-    '下个月 上个月 最近 大概 有点 一点 哈哈 哈哈哈 嗯嗯 好的 什么 怎么 现在 今天 明天 昨天 一下 知道 觉得 可以 没有 真的 就是 这个 那个 我们 你们 他们 时候 一起 还是 已经 应该'
+    'come go make need feel way bit pretty kind never mind back morning anyway hmm probably ' +
+    '一定 别忘了 下个月 上个月 最近 大概 有点 一点 上午 下午 晚上 今天上午 怎么样 算了 等等 总之 不错 随便 哈哈 哈哈哈 嗯嗯 好的 什么 怎么 现在 今天 明天 昨天 一下 知道 觉得 可以 没有 真的 就是 这个 那个 我们 你们 他们 时候 一起 还是 已经 应该'
   ).split(' '),
 );
 
-const runs = /(\p{Script=Han}+)|([\p{L}\p{N}][\p{L}\p{N}'’-]*)/gu;
+const runs = /(\p{Script=Han}+)|((?:(?!\p{Script=Han})[\p{L}\p{N}])(?:(?!\p{Script=Han})[\p{L}\p{N}'’-])*)/gu;
 
 interface Candidate {
   readonly key: string;
   surface: string;
   /** Capitalised inside a sentence somewhere: shown as written. */
   name: boolean;
-  sentences: number;
+  weight: number;
   readonly first: number;
 }
 
-/** Words worth naming as topics in one sentence: jieba words of Han runs, other words by their stem. */
+/** Words worth naming as topics in one sentence: jieba's words of Han runs, other words by their stem. */
 function candidates(sentence: string): { key: string; surface: string; name: boolean }[] {
   const out: { key: string; surface: string; name: boolean }[] = [];
   for (const match of sentence.normalize('NFKC').matchAll(runs)) {
@@ -40,29 +40,38 @@ function candidates(sentence: string): { key: string; surface: string; name: boo
 }
 
 /**
- * The window's most frequent content words (counted once per sentence), ties to the earlier one;
- * words said once fill the list only up to `minimum`. English words are grouped by stem and shown
+ * The window's weightiest content words: each sentence adds its weight once to every word in it
+ * (1 for small talk, more for fact-like sentences), ties go to the earlier word; words of one plain
+ * sentence fill the list only up to `minimum`. English words are grouped by stem and shown
  * lower case unless capitalised inside a sentence somewhere (a name).
  * `exclude` holds lower-case words never to list (the participants' names).
  */
-export function topTerms(sentences: readonly string[], limit: number, minimum: number, exclude: ReadonlySet<string>): string[] {
+export function topTerms(sentences: readonly { text: string; weight: number }[], limit: number, minimum: number, exclude: ReadonlySet<string>): string[] {
   const byKey = new Map<string, Candidate>();
-  sentences.forEach((sentence, position) => {
+  sentences.forEach(({ text, weight }, position) => {
     const seen = new Set<string>();
-    for (const { key, surface, name } of candidates(sentence)) {
+    for (const { key, surface, name } of candidates(text)) {
       if (exclude.has(surface.toLowerCase()) || seen.has(key)) continue;
       seen.add(key);
       const found = byKey.get(key);
-      if (!found) byKey.set(key, { key, surface, name, sentences: 1, first: position });
+      if (!found) byKey.set(key, { key, surface, name, weight, first: position });
       else {
-        found.sentences += 1;
+        found.weight += weight;
         if (name && !found.name) Object.assign(found, { surface, name });
       }
     }
   });
-  return [...byKey.values()]
-    .sort((a, b) => b.sentences - a.sentences || a.first - b.first)
-    .filter((c, rank) => c.sentences > 1 || rank < minimum)
-    .slice(0, limit)
-    .map((c) => c.surface);
+  // jieba cuts 成都旅游 whole: a Chinese word also gains the weight of the longer words holding it.
+  const han = [...byKey.values()].filter((c) => /\p{Script=Han}/u.test(c.key));
+  const inside = new Map(han.map((c) => [c, han.filter((o) => o !== c && o.key.includes(c.key)).reduce((sum, o) => sum + o.weight, 0)]));
+  for (const [c, extra] of inside) c.weight += extra;
+  const chosen: string[] = [];
+  for (const c of [...byKey.values()].sort((a, b) => b.weight - a.weight || a.first - b.first)) {
+    if (chosen.length >= limit || (c.weight <= 1 && chosen.length >= minimum)) break;
+    // 成都旅游 beside 成都 names no new topic.
+    const word = c.surface.toLowerCase();
+    if (chosen.some((t) => t.toLowerCase().includes(word) || word.includes(t.toLowerCase()))) continue;
+    chosen.push(c.surface);
+  }
+  return chosen;
 }
