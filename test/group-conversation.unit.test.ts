@@ -57,4 +57,19 @@ describe('generated three-day group conversation', () => {
       }
     }
   });
+
+  it.each<Language>(['en', 'zh'])('the extractive summary of a day, and of all three, keeps every fact told in it (%s)', async (language) => {
+    const c = generateGroupConversation({ language });
+    const summarizer = createExtractiveSummarizer({ identityAliases: c.identityAliases });
+    const dayOf = (index: number): number => c.bursts.find((b) => b.first <= index && index <= b.last)?.day ?? 0;
+    for (const day of [1, 2, 3, 'all'] as const) {
+      const messages = c.turns.filter((t) => day === 'all' || dayOf(t.index) === day);
+      const s = await summarizer.summarize({ sessionId: c.sessionId, chatType: 'group', messages });
+      expect(s.summary.length).toBeLessThanOrEqual(800);
+      expect(new Set(s.participants)).toEqual(new Set(['Alice', 'Bob']));
+      for (const fact of c.facts.filter((f) => day === 'all' || f.day === day)) {
+        expect(s.keyFacts).toContain(`${fact.speaker}${language === 'zh' ? '：' : ': '}${fact.text}`);
+      }
+    }
+  });
 });

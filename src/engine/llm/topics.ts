@@ -1,4 +1,5 @@
 import nodejieba from 'nodejieba';
+import { atomKey } from '../../projections/atoms.js';
 import { chineseStopWords } from '../../projections/text/stopwords.js';
 import { tokenize } from '../../projections/text/tokenizer.js';
 
@@ -8,7 +9,7 @@ const filler = new Set(
     'yeah yes yep ok okay lol haha hey hi hello thanks thank sure really think know going get got want like well oh right good great ' +
     'nice maybe also one time today tomorrow yesterday thing things lot much cool let say said tell see sound sounds wow guess wait ' +
     'come go make need feel way bit pretty kind never mind back morning anyway hmm probably ' +
-    '一定 别忘了 下个月 上个月 最近 大概 有点 一点 上午 下午 晚上 今天上午 怎么样 算了 等等 总之 不错 随便 哈哈 哈哈哈 嗯嗯 好的 什么 怎么 现在 今天 明天 昨天 一下 知道 觉得 可以 没有 真的 就是 这个 那个 我们 你们 他们 时候 一起 还是 已经 应该'
+    '一只 一个 一些 一定 别忘了 下个月 上个月 最近 大概 有点 一点 上午 下午 晚上 今天上午 怎么样 算了 等等 总之 不错 随便 哈哈 哈哈哈 嗯嗯 好的 什么 怎么 现在 今天 明天 昨天 一下 知道 觉得 可以 没有 真的 就是 这个 那个 我们 你们 他们 时候 一起 还是 已经 应该'
   ).split(' '),
 );
 
@@ -40,7 +41,7 @@ function candidates(sentence: string): { key: string; surface: string; name: boo
 }
 
 /**
- * The window's weightiest content words: each sentence adds its weight once to every word in it
+ * The window's weightiest content words: each distinct sentence adds its weight once to every word in it
  * (1 for small talk, more for fact-like sentences), ties go to the earlier word; words of one plain
  * sentence fill the list only up to `minimum`. English words are grouped by stem and shown
  * lower case unless capitalised inside a sentence somewhere (a name).
@@ -48,7 +49,11 @@ function candidates(sentence: string): { key: string; surface: string; name: boo
  */
 export function topTerms(sentences: readonly { text: string; weight: number }[], limit: number, minimum: number, exclude: ReadonlySet<string>): string[] {
   const byKey = new Map<string, Candidate>();
+  const said = new Set<string>();
   sentences.forEach(({ text, weight }, position) => {
+    // A sentence said again ("any plans for tonight?") adds nothing the first one did not.
+    if (said.has(atomKey(text))) return;
+    said.add(atomKey(text));
     const seen = new Set<string>();
     for (const { key, surface, name } of candidates(text)) {
       if (exclude.has(surface.toLowerCase()) || seen.has(key)) continue;
