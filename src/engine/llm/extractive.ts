@@ -48,7 +48,7 @@ function sentencesOf(request: SummaryRequest, aliases: IdentityAliases): Scored[
  * the best sentence), plus its fact signals; questions and the assistant's sentences count less,
  * since the memory is about what people said.
  */
-function score(sentences: Scored[], assistantLabel: (s: Scored) => boolean): void {
+function score(sentences: Scored[], isAssistant: (s: Scored) => boolean): void {
   const tokens = sentences.map((s) => [...new Set(tokenize(s.text))]);
   const frequency = new Map<string, number>();
   const counted = new Set<string>();
@@ -61,7 +61,7 @@ function score(sentences: Scored[], assistantLabel: (s: Scored) => boolean): voi
   const raw = tokens.map((set) => (set.length === 0 ? 0 : (set.reduce((sum, t) => sum + Math.log(1 + (frequency.get(t) ?? 0)), 0) / Math.sqrt(set.length)) * Math.min(1, set.length / 4)));
   const best = Math.max(...raw, Number.EPSILON);
   sentences.forEach((s, i) => {
-    s.score = 0.5 * ((raw[i] ?? 0) / best) + 0.5 * Math.min(1, s.facts / 2) - (s.question ? 0.2 : 0) - (assistantLabel(s) ? 0.15 : 0);
+    s.score = 0.5 * ((raw[i] ?? 0) / best) + 0.5 * Math.min(1, s.facts / 2) - (s.question ? 0.2 : 0) - (isAssistant(s) ? 0.15 : 0);
   });
 }
 
