@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chainHash, genesisHash, type ChainRow } from '../src/events/log/hash-chain.js';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
@@ -19,12 +20,12 @@ describe('the hash chain of the SQLite log', () => {
   });
   afterEach(() => store.close());
 
-  const links = (): Buffer[] =>
-    (store.db.prepare('SELECT hash FROM events ORDER BY global_position').all() as { hash: Buffer }[]).map((r) => r.hash);
+  const links = (): string[] =>
+    (store.db.prepare('SELECT hash FROM events ORDER BY global_position').all() as { hash: string }[]).map((r) => r.hash);
   const rows = (): ChainRow[] => store.db.prepare(`SELECT ${chainColumns} FROM events ORDER BY global_position`).all() as ChainRow[];
   /** What an attacker with write access does: recompute every link from `from` on, so the chain holds again. */
   const relink = (from: number): void => {
-    let previous: Uint8Array = links()[from - 2] ?? genesisHash;
+    let previous = links()[from - 2] ?? genesisHash;
     for (const row of rows().filter((r) => r.globalPosition >= from)) {
       previous = chainHash(previous, row);
       store.db.prepare('UPDATE events SET hash = ? WHERE global_position = ?').run(previous, row.globalPosition);
@@ -38,10 +39,14 @@ describe('the hash chain of the SQLite log', () => {
     await store.log.append('memory-e', memoryEvents('e', 3));
     const report = await store.log.verifyChain({ pageSize: 16 });
     expect(report).toMatchObject({ ok: true, checked: 129n, headPosition: 129n, firstBreak: null });
-    expect(report.headHash).toBe(links().at(-1)?.toString('hex'));
+    expect(report.headHash).toBe(links().at(-1));
     const stored = rows();
-    expect(links()[0]).toEqual(chainHash(genesisHash, stored[0] as ChainRow));
-    expect(links()[128]).toEqual(chainHash(links()[127] as Buffer, stored[128] as ChainRow));
+    // The documented format, spelled out once so an outside verifier can follow it.
+    const first = stored[0] as ChainRow;
+    const fields = [first.globalPosition, first.streamId, first.streamRevision, first.eventId, first.type, first.schemaVersion, first.data, first.metadata];
+    const text = '0'.repeat(64) + fields.map((f) => `${String(f).length}:${String(f)}`).join('');
+    expect(links()[0]).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+    expect(links()[128]).toEqual(chainHash(links()[127] as string, stored[128] as ChainRow));
   });
 
   const tamperings: [string, string, string][] = [
@@ -50,7 +55,7 @@ describe('the hash chain of the SQLite log', () => {
     ['the stream id', `UPDATE events SET stream_id = 'memory-z' WHERE global_position = 3`, 'hash-mismatch'],
     ['the event id column', `UPDATE events SET event_id = 'forged' WHERE global_position = 3`, 'hash-mismatch'],
     ['the schema version', `UPDATE events SET schema_version = 1 WHERE global_position = 3`, 'hash-mismatch'],
-    ['the stored link itself', `UPDATE events SET hash = zeroblob(32) WHERE global_position = 3`, 'hash-mismatch'],
+    ['the stored link itself', `UPDATE events SET hash = (SELECT hash FROM events WHERE global_position = 2) WHERE global_position = 3`, 'hash-mismatch'],
     ['the row, deleted', `DELETE FROM events WHERE global_position = 3`, 'missing'],
   ];
 

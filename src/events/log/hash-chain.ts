@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 
-/** The link before the log's first event. */
-export const genesisHash: Buffer = Buffer.alloc(32);
+/** The link before the log's first event: 64 zeros. */
+export const genesisHash: string = '0'.repeat(64);
 
 /** One events row exactly as stored: the JSON columns are the stored text, never re-serialised objects. */
 export interface ChainRow {
@@ -16,11 +16,14 @@ export interface ChainRow {
 }
 
 /**
- * sha256(previous hash || every column of the row, each as UTF-8 with a 4-byte length prefix),
- * so no two different rows share their bytes and one changed byte anywhere in a row changes its link.
+ * Lowercase hex of sha256 over the UTF-8 of: the previous link (hex), then every column of the row,
+ * each as `<length in UTF-16 code units>:<text>`. The length prefixes keep two different rows from
+ * sharing their bytes, so one changed byte anywhere in a row changes its link and every later one.
+ * One string and one one-shot hash per event keep the cost of an append low (see ADR 16).
  */
-export function chainHash(previous: Uint8Array, row: ChainRow): Buffer {
-  const fields = [
+export function chainHash(previous: string, row: ChainRow): string {
+  let text = previous;
+  for (const field of [
     String(row.globalPosition),
     row.streamId,
     String(row.streamRevision),
@@ -29,17 +32,8 @@ export function chainHash(previous: Uint8Array, row: ChainRow): Buffer {
     String(row.schemaVersion),
     row.data,
     row.metadata,
-  ];
-  let size = previous.length;
-  for (const field of fields) size += 4 + Buffer.byteLength(field, 'utf8');
-  const bytes = Buffer.allocUnsafe(size);
-  bytes.set(previous, 0);
-  let offset = previous.length;
-  for (const field of fields) {
-    const length = bytes.write(field, offset + 4, 'utf8');
-    bytes.writeUInt32BE(length, offset);
-    offset += 4 + length;
+  ]) {
+    text += `${field.length}:${field}`;
   }
-  // One-shot hash: no Hash object per event, which is most of the cost on a batched append.
-  return hash('sha256', bytes, 'buffer');
+  return hash('sha256', text, 'hex');
 }

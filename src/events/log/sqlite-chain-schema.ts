@@ -20,7 +20,7 @@ export function ensureHashChain(db: SqliteDatabase, pageSize = 1000): void {
   const migrate = db.transaction(() => {
     if (hasColumn.get()) return;
     // SQLite adds a NOT NULL column only with a default; an empty hash never matches a link, so verify reports it.
-    db.exec(`ALTER TABLE events ADD COLUMN hash BLOB NOT NULL DEFAULT x''`);
+    db.exec(`ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT ''`);
     const page = db.prepare<[number, number], ChainRow>(
       `SELECT ${chainColumns} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`,
     );

@@ -49,7 +49,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
     ),
     head: db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events'),
-    lastLink: db.prepare<[], { position: number; hash: Buffer }>(
+    lastLink: db.prepare<[], { position: number; hash: string }>(
       'SELECT global_position AS position, hash FROM events ORDER BY global_position DESC LIMIT 1',
     ),
   };
@@ -77,7 +77,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     // The head's link is read under the same write lock as the insert, so two appenders cannot fork the chain.
     const last = stmt.lastLink.get();
     let position = last?.position ?? 0;
-    let link: Uint8Array = last?.hash ?? genesisHash;
+    let link = last?.hash ?? genesisHash;
     for (let start = 0; start < events.length; start += chunk) {
       const part = events.slice(start, start + chunk);
       const params: unknown[] = [];

@@ -32,20 +32,18 @@ export interface VerifyChainOptions {
   readonly anchor?: { readonly position: bigint; readonly hash: string };
 }
 
-const hex = (value: unknown): string => (Buffer.isBuffer(value) ? value.toString('hex') : String(value));
-
 /** The first thing wrong with one row, given the link before it; null when the row is sound. */
-function checkRow(row: LinkedRow, expected: number, previous: Uint8Array, anchor: VerifyChainOptions['anchor']): ChainBreak | null {
+function checkRow(row: LinkedRow, expected: number, previous: string, anchor: VerifyChainOptions['anchor']): ChainBreak | null {
   const position = BigInt(expected);
   if (row.globalPosition !== expected) {
     return { position, kind: 'missing', detail: `no event at position ${expected}; the next stored one is at ${row.globalPosition}` };
   }
   const computed = chainHash(previous, row);
-  if (!Buffer.isBuffer(row.hash) || !computed.equals(row.hash)) {
-    return { position, kind: 'hash-mismatch', detail: `the row hashes to ${computed.toString('hex')}, its stored link is ${hex(row.hash)}` };
+  if (computed !== row.hash) {
+    return { position, kind: 'hash-mismatch', detail: `the row hashes to ${computed}, its stored link is ${String(row.hash)}` };
   }
-  if (anchor?.position === position && hex(row.hash) !== anchor.hash.toLowerCase()) {
-    return { position, kind: 'anchor-mismatch', detail: `the link is ${hex(row.hash)}, the anchor says ${anchor.hash}` };
+  if (anchor?.position === position && row.hash !== anchor.hash.toLowerCase()) {
+    return { position, kind: 'anchor-mismatch', detail: `the link is ${row.hash}, the anchor says ${anchor.hash}` };
   }
   try {
     decodeStoredEvent(row, position);
@@ -65,13 +63,13 @@ export async function verifyHashChain(db: SqliteDatabase, options: VerifyChainOp
   const page = db.prepare<[number, number], LinkedRow>(
     `SELECT ${chainColumns}, hash FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`,
   );
-  let previous: Uint8Array = genesisHash;
+  let previous = genesisHash;
   let expected = 1;
   const report = (firstBreak: ChainBreak | null): ChainReport => ({
     ok: firstBreak === null,
     checked: BigInt(expected - 1),
     headPosition: BigInt(expected - 1),
-    headHash: hex(previous),
+    headHash: previous,
     firstBreak,
   });
   for (;;) {
@@ -84,7 +82,7 @@ export async function verifyHashChain(db: SqliteDatabase, options: VerifyChainOp
     for (const row of rows) {
       const broken = checkRow(row, expected, previous, options.anchor);
       if (broken) return report(broken);
-      previous = row.hash as Buffer;
+      previous = String(row.hash);
       expected += 1;
     }
     if (rows.length < pageSize) break;
