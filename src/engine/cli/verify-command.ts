@@ -23,7 +23,7 @@ function describe(report: StoreVerification): string {
   const { chain } = report;
   const head = chain.firstBreak
     ? `log: BROKEN at position ${chain.firstBreak.position} (${chain.firstBreak.kind}): ${chain.firstBreak.detail}\n` +
-      `     ${chain.checked} events before it are intact`
+      `     ${chain.checked === 0n ? 'no event before it' : `positions 1-${chain.checked} before it are intact`}`
     : `log: ok, ${chain.checked} events, head hash ${chain.headPosition}:${chain.headHash}`;
   const rows = report.projections.map((p) => [p.name, p.position, p.status, short(p.live), short(p.replayed), p.detail ?? null]);
   return [
