@@ -49,8 +49,8 @@ function nextMessage<M extends Message>(child: ChildProcess, type: string, round
 
 /** Child processes that each hold their own connection to one SQLite file and append on a shared start signal. */
 export interface Racers {
-  /** Every racer appends its own batch to `streamId` with 'no_stream' once the start file appears. */
-  race(round: number, streamId: string, batches: readonly DomainEvent[][]): Promise<RaceResult[]>;
+  /** Every racer appends its own batch to `streamId` (or its own of `streamId`) with 'no_stream' once the start file appears. */
+  race(round: number, streamId: string | readonly string[], batches: readonly DomainEvent[][]): Promise<RaceResult[]>;
   stop(): Promise<void>;
 }
 
@@ -83,7 +83,8 @@ export async function startRacers(dbPath: string, signalDir: string, count: numb
       const armed = children.map((child) => nextMessage(child, 'armed', round));
       const results = Promise.all(children.map((child) => nextMessage<RaceResult>(child, 'result', round)));
       results.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
-      children.forEach((child, i) => child.send({ type: 'arm', round, streamId, events: batches[i], goFile }));
+      const streamOf = (i: number) => (typeof streamId === 'string' ? streamId : streamId[i]);
+      children.forEach((child, i) => child.send({ type: 'arm', round, streamId: streamOf(i), events: batches[i], goFile }));
       await Promise.all(armed);
       writeFileSync(goFile, '');
       return results;

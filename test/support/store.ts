@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventLog } from '../../src/events/log/event-log.js';
 import { openDatabase, type SqliteDatabase } from '../../src/events/log/sqlite-database.js';
-import { createSqliteEventLog, sqliteLockedHead } from '../../src/events/log/sqlite-event-log.js';
+import { createSqliteEventLog, sqliteLockedHead, type SqliteEventLog } from '../../src/events/log/sqlite-event-log.js';
 import { documentsProjection } from '../../src/projections/documents.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../src/projections/runner.js';
@@ -12,7 +11,7 @@ export interface TestStore {
   readonly dir: string;
   readonly path: string;
   readonly db: SqliteDatabase;
-  readonly log: EventLog;
+  readonly log: SqliteEventLog;
   readonly runner: ProjectionRunner;
   close(): void;
 }

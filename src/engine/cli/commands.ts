@@ -1,13 +1,15 @@
 import { ValidationError } from '../../events/errors.js';
 import type { MemoryEngine } from '../engine.js';
 import { table, type Output } from './output.js';
+import { verify } from './verify-command.js';
 
 export interface Invocation {
   readonly positionals: readonly string[];
   readonly flags: Readonly<Record<string, string | boolean | string[] | undefined>>;
 }
 
-type Handler = (engine: MemoryEngine, inv: Invocation, out: Output) => Promise<void>;
+/** Resolves to the exit code when it is not 0. */
+type Handler = (engine: MemoryEngine, inv: Invocation, out: Output) => Promise<void | number>;
 
 const str = (inv: Invocation, name: string): string | undefined => {
   const v = inv.flags[name];
@@ -159,4 +161,5 @@ export const commands: Readonly<Record<string, { readonly run: Handler; readonly
   search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
+  verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
 };

@@ -24,6 +24,7 @@ const options = {
   scope: { type: 'string' },
   'top-k': { type: 'string' },
   explain: { type: 'boolean', default: false },
+  anchor: { type: 'string' },
 } as const;
 
 const usage = (): string =>
@@ -58,11 +59,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Only `start` runs the background consistency check: other commands are short-lived.
     const engine = await createMemoryEngine(config, { maintenance: false });
     try {
-      await command.run(engine, { positionals: rest, flags: values }, createOutput(json));
+      return (await command.run(engine, { positionals: rest, flags: values }, createOutput(json))) ?? 0;
     } finally {
       await engine.close();
     }
-    return 0;
   } catch (error) {
     const { code, kind, message } = describeError(error);
     if (json) process.stdout.write(`${toJson({ error: { kind, message } })}\n`);

@@ -4,9 +4,12 @@ import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, Recorded
 import { checkExpectedRevision } from './expected-revision.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './sqlite-database.js';
+import { chainHash, genesisHash } from './hash-chain.js';
+import { ensureHashChain } from './sqlite-chain-schema.js';
 import { createLogSchema } from './sqlite-schema.js';
 import { pollingSubscription } from './subscription.js';
 import { decodeStoredEvent, validateNewEvent, type StoredRow } from './validate.js';
+import { verifyHashChain, type ChainReport, type VerifyChainOptions } from './verify-chain.js';
 
 interface EventRow extends StoredRow {
   readonly globalPosition: number;
@@ -22,9 +25,16 @@ export interface SqliteEventLogOptions {
   readonly pollIntervalMs?: number;
 }
 
+/** The SQLite log also keeps a hash chain over its rows (ADR 16). */
+export interface SqliteEventLog extends EventLog {
+  /** Walks the whole log in pages and reports its first broken link, if any. */
+  verifyChain(options?: VerifyChainOptions): Promise<ChainReport>;
+}
+
 /** The embedded log over an open database; the caller owns (and closes) the database. */
-export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLogOptions = {}): EventLog {
+export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLogOptions = {}): SqliteEventLog {
   createLogSchema(db);
+  ensureHashChain(db);
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const waiters = new Set<() => void>();
   const wakeAll = () => [...waiters].forEach((wake) => wake());
@@ -39,6 +49,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
     ),
     head: db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events'),
+    lastLink: db.prepare<[], { position: number; hash: string }>(
+      'SELECT global_position AS position, hash FROM events ORDER BY global_position DESC LIMIT 1',
+    ),
   };
 
   // Multi-row INSERTs: one statement call per chunk instead of one per event.
@@ -47,8 +60,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
   const insertFor = (rows: number): Statement => {
     let statement = inserts.get(rows);
     if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-      statement = db.prepare(`INSERT INTO events (stream_id, stream_revision, event_id, type, schema_version, data, metadata) VALUES ${values}`);
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+      statement = db.prepare(
+        `INSERT INTO events (global_position, stream_id, stream_revision, event_id, type, schema_version, data, metadata, hash) VALUES ${values}`,
+      );
       inserts.set(rows, statement);
     }
     return statement;
@@ -59,21 +74,30 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     const actual = found === undefined ? undefined : BigInt(found);
     checkExpectedRevision(streamId, expected, actual);
     let revision = found ?? -1;
-    let lastPosition = 0;
+    // The head's link is read under the same write lock as the insert, so two appenders cannot fork the chain.
+    const last = stmt.lastLink.get();
+    let position = last?.position ?? 0;
+    let link = last?.hash ?? genesisHash;
     for (let start = 0; start < events.length; start += chunk) {
       const part = events.slice(start, start + chunk);
       const params: unknown[] = [];
       for (const { type, schemaVersion, data, metadata } of part) {
         revision += 1;
-        params.push(streamId, revision, metadata.eventId, type, schemaVersion, JSON.stringify(data), JSON.stringify(metadata));
+        position += 1;
+        const row = {
+          globalPosition: position, streamId, streamRevision: revision, eventId: metadata.eventId, type, schemaVersion,
+          data: JSON.stringify(data), metadata: JSON.stringify(metadata),
+        };
+        link = chainHash(link, row);
+        params.push(position, streamId, revision, row.eventId, type, schemaVersion, row.data, row.metadata, link);
       }
-      lastPosition = Number(insertFor(part.length).run(...params).lastInsertRowid);
+      insertFor(part.length).run(...params);
     }
     if (found === undefined) stmt.createStream.run(streamId, revision);
     else if (stmt.swapRevision.run(revision, streamId, found).changes !== 1) {
       throw new ConcurrencyError(streamId, String(found), 'changed by another writer');
     }
-    return { nextExpectedRevision: BigInt(revision), lastPosition: BigInt(lastPosition) };
+    return { nextExpectedRevision: BigInt(revision), lastPosition: BigInt(position) };
   });
 
   const decode = (row: EventRow): RecordedEvent => ({
@@ -119,6 +143,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
         });
       return pollingSubscription({ readPage: async (from, limit) => readAll({ from, limit }), nextWake }, opts.from ?? 1n);
     },
+    verifyChain: (opts) => verifyHashChain(db, opts),
     async close() {
       wakeAll();
     },

@@ -96,6 +96,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   return {
     /** True when the live index was built with another provider or model: only a full rebuild fixes that. */
     fingerprintChanged: (): boolean => liveFingerprint !== null && liveFingerprint !== source.fingerprint,
+    /** Where the vectors come from, for a fresh replay to compare with (verify). */
+    source,
     catchUp,
     search: (query: Float32Array, k: number): Promise<VectorHit[]> => lock.read(() => live.index.search(query, k)),
     ids: (): readonly string[] => live.index.ids(),
