@@ -24,6 +24,10 @@ const options = {
   scope: { type: 'string' },
   'top-k': { type: 'string' },
   explain: { type: 'boolean', default: false },
+  at: { type: 'string' },
+  format: { type: 'string' },
+  out: { type: 'string' },
+  preview: { type: 'boolean', default: false },
 } as const;
 
 const usage = (): string =>
