@@ -16,6 +16,7 @@ import { recordEmbeddingFingerprint } from './providers.js';
 import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
+import { createTransfer } from './transfer.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export { engineProjections } from './indexes.js';
@@ -52,6 +53,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
+  const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
   const maintenance = createMaintenance({
     db, indexes, provider, cache,
     recordRepaired: (memoryId) =>
@@ -82,6 +84,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     flushAccess: () => access.flush(),
     /** Audit trail of a memory or atom (`history`), the store at a past point (`at`), and `diff` between two points. */
     ...replay,
+    /** `previewImport`, `importMemories` (all or nothing) and `exportMemories` (native JSON or CSV). */
+    ...transfer,
     async status() {
       return {
         headPosition: await log.headPosition(),

@@ -1,6 +1,7 @@
 import { list, number, position, required, str, type Command, type Handler } from './args.js';
 import { table } from './output.js';
 import { replayCommands } from './replay-commands.js';
+import { transferCommands } from './transfer-commands.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
@@ -126,4 +127,5 @@ export const commands: Readonly<Record<string, Command>> = {
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
   ...replayCommands,
+  ...transferCommands,
 };
