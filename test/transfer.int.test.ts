@@ -113,10 +113,9 @@ describe('import', () => {
     }
   });
 
-  it('forgets what it wrote when a write fails part-way, and records the rollback', async () => {
-    // A stand-in for a disk or database failure on the third write: nothing else here can fail a write.
+  const failingTransfer = (failAt: number, failForget = false) => {
     let calls = 0;
-    const transfer = createTransfer({
+    return createTransfer({
       log: engine.log,
       env: testEnvironment(Date.UTC(2026, 1, 1), 'imp'),
       indexes: engine.indexes,
@@ -125,11 +124,17 @@ describe('import', () => {
       defaultActor: 'test',
       write: async (type, input, ctx) => {
         const data = input as { memoryId: string; text?: string; reason?: string };
-        if (type === 'WriteMemory' && (calls += 1) === 3) throw new Error('disk I/O error');
+        if (type === 'WriteMemory' && (calls += 1) === failAt) throw new Error('disk I/O error');
+        if (type === 'ForgetMemory' && failForget) throw new Error('disk gone');
         if (type === 'ForgetMemory') return engine.forgetMemory(data.memoryId, data.reason, ctx);
         return engine.writeMemory(input, ctx);
       },
     });
+  };
+
+  it('forgets what it wrote when a write fails part-way, and records the rollback', async () => {
+    // A stand-in for a disk or database failure on the third write: nothing else here can fail a write.
+    const transfer = failingTransfer(3);
     const content = native(['one', 'two', 'three', 'four'].map((text) => ({ text })));
     await expect(transfer.importMemories({ content })).rejects.toThrow(/rolled back after 2 of 4 memories: disk I\/O error/);
     expect(engine.documents.count('active')).toBe(0);
@@ -138,5 +143,19 @@ describe('import', () => {
     const events = await engine.log.readStream('system-imports');
     expect(events.map((e) => e.type)).toEqual(['MemoriesImportStarted', 'MemoriesImportRolledBack']);
     expect(events[1]?.type === 'MemoriesImportRolledBack' && events[1].data.memoryIds).toHaveLength(2);
+  });
+
+  it('leaves an import whose rollback failed too (as after a crash) Started, and rolls it back on request', async () => {
+    const content = native(['one', 'two', 'three'].map((text) => ({ text })));
+    await expect(failingTransfer(3, true).importMemories({ content })).rejects.toThrow(/disk gone/);
+    expect(engine.documents.count('active')).toBe(2);
+    const [started] = await engine.log.readStream('system-imports');
+    const importId = started?.type === 'MemoriesImportStarted' ? started.data.importId : '';
+    const undone = await engine.rollbackImport(importId);
+    expect(undone.forgotten).toHaveLength(2);
+    expect(engine.documents.count('active')).toBe(0);
+    expect((await engine.log.readStream('system-imports')).map((e) => e.type)).toEqual(['MemoriesImportStarted', 'MemoriesImportRolledBack']);
+    await expect(engine.rollbackImport(importId)).rejects.toMatchObject({ field: 'import-id', message: expect.stringMatching(/already rolled back/) });
+    await expect(engine.rollbackImport('nope')).rejects.toMatchObject({ field: 'import-id' });
   });
 });

@@ -63,7 +63,7 @@ export function createTransfer(deps: TransferDeps) {
   const record = (body: EventBody, actor: string, importId: string, suffix: string): Promise<unknown> =>
     log.append(streams.imports, stampEvents([body], { ...commandMetadata(env, actor, { correlationId: importId, causationId: importId }), commandId: `${importId}.${suffix}` }));
 
-  /** Forgets what an import wrote before a failure, then records the rollback. */
+  /** Forgets what an import wrote, then records the rollback. */
   const rollBack = async (importId: string, written: readonly string[], reason: string, ctx: CallContext, actor: string): Promise<void> => {
     for (const memoryId of written) await deps.write('ForgetMemory', { memoryId, reason: 'import rolled back' }, ctx);
     await record({ type: 'MemoriesImportRolledBack', schemaVersion: 1, data: { importId, memoryIds: [...written], reason: reason.slice(0, 2000) } }, actor, importId, 'rolled-back');
@@ -116,6 +116,24 @@ export function createTransfer(deps: TransferDeps) {
       }
       await record({ type: 'MemoriesImportCompleted', schemaVersion: 1, data: { importId, written: written.length } }, actor, importId, 'completed');
       return { importId, memoryIds, duplicates: p.duplicates.length };
+    },
+
+    /**
+     * Compensates an import that a crash left unfinished (or undoes a completed one): forgets its
+     * memories that are still live and records the rollback.
+     */
+    async rollbackImport(importId: string, ctx: CallContext = {}): Promise<{ importId: string; forgotten: string[] }> {
+      const events = (await log.readStream(streams.imports)).filter((e) => 'importId' in e.data && e.data.importId === importId);
+      const started = events.find((e) => e.type === 'MemoriesImportStarted');
+      if (started?.type !== 'MemoriesImportStarted') throw new ValidationError('import-id', `no import ${importId} in the log`);
+      if (events.some((e) => e.type === 'MemoriesImportRolledBack')) throw new ValidationError('import-id', `import ${importId} was already rolled back`);
+      const live = started.data.memoryIds.filter((id) => {
+        const doc = indexes.documents.get(id);
+        return doc !== undefined && doc.status !== 'forgotten';
+      });
+      const actor = ctx.actor ?? deps.defaultActor;
+      await rollBack(importId, live, 'rolled back on request', { actor, correlationId: importId, causationId: importId }, actor);
+      return { importId, forgotten: live };
     },
 
     /** Live (active and archived) memories in a scope, oldest first, as native JSON or CSV. */

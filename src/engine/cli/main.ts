@@ -28,6 +28,7 @@ const options = {
   format: { type: 'string' },
   out: { type: 'string' },
   preview: { type: 'boolean', default: false },
+  rollback: { type: 'string' },
 } as const;
 
 const usage = (): string =>

@@ -10,6 +10,12 @@ const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
 };
 
 const importFile: Handler = async (engine, inv, out) => {
+  const rollback = str(inv, 'rollback');
+  if (rollback !== undefined) {
+    const undone = await engine.rollbackImport(rollback);
+    out.print(undone, () => `import ${undone.importId} rolled back: ${undone.forgotten.length} memories forgotten`);
+    return;
+  }
   const file = required(inv, 0, 'file');
   // The size limit is checked on the file itself, before a byte of it is read.
   checkImportSize(statSync(file).size);
@@ -46,6 +52,6 @@ const exportFile: Handler = async (engine, inv, out) => {
 
 /** Import and export of memories: registered beside the other commands. */
 export const transferCommands: Readonly<Record<string, Command>> = {
-  import: { run: importFile, usage: 'import <file> [--preview] [--format json|csv]  import memories, all or nothing' },
+  import: { run: importFile, usage: 'import <file> [--preview] [--format json|csv] | import --rollback <import-id>  import memories, all or nothing' },
   export: { run: exportFile, usage: 'export [--format json|csv] [--out FILE] [--session S] [--user U]  export live memories' },
 };
