@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
 import { checkImportSize } from '../../replay/transfer/parse.js';
@@ -17,6 +17,7 @@ const importFile: Handler = async (engine, inv, out) => {
     return;
   }
   const file = required(inv, 0, 'file');
+  if (!existsSync(file)) throw new ValidationError('file', `${file} does not exist`);
   // The size limit is checked on the file itself, before a byte of it is read.
   checkImportSize(statSync(file).size);
   const format = formatFlag(str(inv, 'format'));
