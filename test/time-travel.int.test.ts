@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryEngine } from '../src/engine/engine.js';
 import { ValidationError } from '../src/events/errors.js';
 import { parsePointer } from '../src/replay/pointer.js';
-import { openTestEngine, tempDir } from './support/engine.js';
+import { controllableProvider, openTestEngine, tempDir } from './support/engine.js';
 
 let temp: ReturnType<typeof tempDir>;
 let engine: MemoryEngine;
@@ -78,5 +78,34 @@ describe('time travel', () => {
     await expect(engine.at('999')).rejects.toMatchObject({ field: 'at', message: expect.stringMatching(/past the log's head/) });
     expect(() => parsePointer('yesterday')).toThrow(ValidationError);
     await expect(engine.diff('3', '1')).rejects.toMatchObject({ field: 'from' });
+  });
+
+  it('builds past vectors from the cache alone, and keeps a memory whose embedding had failed pending until its repair', async () => {
+    const { provider, control } = controllableProvider();
+    const other = tempDir();
+    const local = await openTestEngine(other.dir, { embeddingProvider: provider });
+    try {
+      control.down = true;
+      const { memoryId } = await local.writeMemory({ text: 'Carol moved to Lisbon last spring' });
+      const failed = await local.log.headPosition();
+      control.down = false;
+      await local.maintenance.start();
+      const embedded = control.embedded;
+      const before = await local.at(failed.toString());
+      const after = await local.at((await local.log.headPosition()).toString());
+      try {
+        expect(control.embedded).toBe(embedded);
+        expect([...before.view.vectors.pending().keys()]).toEqual([memoryId]);
+        expect(before.view.vectors.ids()).toEqual([]);
+        expect(after.view.vectors.ids()).toEqual([memoryId]);
+        expect(after.view.vectors.digest()).toBe(local.indexes.vectors.digest());
+      } finally {
+        before.close();
+        after.close();
+      }
+    } finally {
+      await local.close();
+      other.remove();
+    }
   });
 });
