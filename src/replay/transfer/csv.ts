@@ -31,57 +31,55 @@ export function toCsv(header: readonly string[], rows: readonly (readonly (strin
 }
 
 /**
- * Parses RFC 4180 CSV (CRLF or LF) into records of raw fields (formula escapes kept). Stops with
- * an error once more than `maxRecords` records (the header included) are seen, so an oversize
- * file is refused without reading it all.
+ * Parses RFC 4180 CSV (CRLF or LF) into records of raw fields (formula escapes kept); blank lines
+ * are skipped. Stops with an error once more than `maxRecords` records (the header included) are
+ * seen, so an oversize file is refused without reading it all. Fields are sliced, never built
+ * character by character, so a 50 MiB file parses in a moment.
  */
 export function parseCsv(text: string, maxRecords: number): string[][] {
   const records: string[][] = [];
+  const delimiter = /[,\r\n]/g;
+  const n = text.length;
   let record: string[] = [];
-  let field = '';
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const endRecord = (): void => {
-    record.push(field);
-    field = '';
     if (!(record.length === 1 && record[0] === '')) records.push(record);
     record = [];
     if (records.length > maxRecords) throw new ValidationError('rows', `the file holds more than ${maxRecords - 1} rows`);
   };
-  while (i < text.length) {
-    const c = text[i] as string;
-    if (c === '"' && field === '') {
-      const close = readQuoted(text, i + 1, records.length + 1);
-      field = close.value;
-      i = close.next;
-      const after = text[i];
-      if (after !== undefined && after !== ',' && after !== '\n' && after !== '\r') {
-        throw new ValidationError(`row ${records.length}`, 'text after a closing quote');
-      }
+  while (i < n) {
+    if (text[i] === '"') {
+      const quoted = readQuoted(text, i + 1, records.length);
+      record.push(quoted.value);
+      i = quoted.next;
+      if (i < n && !',\r\n'.includes(text[i] as string)) throw new ValidationError(`row ${records.length}`, 'text after a closing quote');
+    } else {
+      delimiter.lastIndex = i;
+      const end = delimiter.exec(text)?.index ?? n;
+      record.push(text.slice(i, end));
+      i = end;
+    }
+    if (text[i] === ',') {
+      i += 1;
+      // A comma at the very end still closes an (empty) last field.
+      if (i === n) record.push('');
       continue;
     }
-    if (c === ',') {
-      record.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i += 1;
-      endRecord();
-    } else field += c;
-    i += 1;
+    if (i < n) i += text[i] === '\r' && text[i + 1] === '\n' ? 2 : 1;
+    endRecord();
   }
-  if (field !== '' || record.length > 0) endRecord();
+  if (record.length > 0) endRecord();
   return records;
 }
 
-function readQuoted(text: string, start: number, recordNumber: number): { value: string; next: number } {
-  let value = '';
+function readQuoted(text: string, start: number, row: number): { value: string; next: number } {
+  const parts: string[] = [];
   let i = start;
   for (;;) {
     const quote = text.indexOf('"', i);
-    if (quote < 0) throw new ValidationError(`row ${recordNumber - 1}`, 'a quoted field is never closed');
-    value += text.slice(i, quote);
-    if (text[quote + 1] === '"') {
-      value += '"';
-      i = quote + 2;
-    } else return { value, next: quote + 1 };
+    if (quote < 0) throw new ValidationError(`row ${row}`, 'a quoted field is never closed');
+    parts.push(text.slice(i, quote));
+    if (text[quote + 1] !== '"') return { value: parts.join('"'), next: quote + 1 };
+    i = quote + 2;
   }
 }
