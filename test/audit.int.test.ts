@@ -31,14 +31,15 @@ describe('audit trail', () => {
     await engine.log.append(streams.memory(other.memoryId), stampEvents([{ type: 'MemoriesConsolidated', schemaVersion: 1, data: { memoryId: other.memoryId, mergedMemoryIds: [other.memoryId, memoryId] } }], meta('merge-1', 'system:consolidation')));
     await engine.archiveMemory(memoryId, 'stale');
     await engine.forgetMemory(memoryId, 'user asked', { actor: 'user:bob', correlationId: 'gdpr-1', causationId: 'request-9' });
-    await engine.runner.catchUp();
+    await engine.log.append(streams.access, stampEvents([{ type: 'MemoriesAccessed', schemaVersion: 1, data: { batchId: 'late', accesses: [{ memoryId, count: 2, lastAccessedAt: '2026-01-03T00:00:00.000Z' }] } }], meta('late', 'system:recall')));
 
     const history = await engine.history(memoryId);
     expect(history?.kind).toBe('memory');
     const entries = history?.entries ?? [];
     expect(entries.map((e) => e.type).filter((t) => !t.startsWith('Atom') && t !== 'GraphEntriesLinked')).toEqual([
-      'MemoryWritten', 'MemoryUpdated', 'MemoriesAccessed', 'MemoryImportanceDecayed', 'MemoriesConsolidated', 'MemoryArchived', 'MemoryForgotten',
+      'MemoryWritten', 'MemoryUpdated', 'MemoriesAccessed', 'MemoryImportanceDecayed', 'MemoriesConsolidated', 'MemoryArchived', 'MemoryForgotten', 'MemoriesAccessed',
     ]);
+    expect(entries.at(-1)?.description).toBe('accessed 2 times (batch late of 1 memory)');
     const positions = entries.map((e) => e.position);
     expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
     const byType = (type: string) => entries.find((e) => e.type === type);

@@ -41,8 +41,12 @@ export function createReplay(deps: ReplayDeps) {
     );
 
   return {
-    /** Every event that touched a memory or an atom, in log order. */
-    history: (id: string) => historyOf(deps.log, deps.indexes.history, id),
+    /** Every event that touched a memory or an atom, in log order, up to the log's head. */
+    async history(id: string) {
+      // Access batches and system events append without a catch-up: bring the index up first.
+      await deps.indexes.runner.catchUp(['memory_events']);
+      return historyOf(deps.log, deps.indexes.history, id);
+    },
     /** The store as it was at a position or time; close it when done. */
     async at(pointer: string | Pointer): Promise<PastView> {
       const view = await open(pointer);
