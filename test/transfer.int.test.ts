@@ -50,6 +50,8 @@ describe('import', () => {
     const csv = 'text,importance\r\nok,0.5\r\nworse,lots\r\n';
     await expect(engine.importMemories({ content: csv })).rejects.toMatchObject({ field: 'row 2.importance' });
     await expect(engine.importMemories({ content: 'text,colour\r\nx,red\r\n' })).rejects.toMatchObject({ field: 'header', message: expect.stringMatching(/"colour"/) });
+    await expect(engine.importMemories({ content: 'text,text\r\nx,y\r\n' })).rejects.toMatchObject({ field: 'header', message: expect.stringMatching(/twice/) });
+    expect(engine.previewImport({ content: 'text,importance\r\nshort\r\n' }).invalidRows).toEqual([{ row: 1, field: '(row)', message: 'has 1 cells; the header has 2' }]);
     expect(await engine.log.headPosition()).toBe(head);
   });
 

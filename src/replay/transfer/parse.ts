@@ -78,6 +78,8 @@ function parseCsvImport(text: string): ParsedImport {
   const unknown = header.find((c) => !known.has(c));
   if (unknown !== undefined) throw new ValidationError('header', `unknown column "${unknown}"; known: ${csvColumns.join(', ')}`);
   if (!header.includes('text')) throw new ValidationError('header', 'a "text" column is required');
+  const twice = header.find((c, i) => header.indexOf(c) !== i);
+  if (twice !== undefined) throw new ValidationError('header', `column "${twice}" appears twice`);
   const invalid: InvalidRow[] = [];
   const entries = records.map((cells, i) => {
     if (cells.length !== header.length) invalid.push({ row: i + 1, field: '(row)', message: `has ${cells.length} cells; the header has ${header.length}` });
