@@ -15,6 +15,8 @@ import { defaultRecallSettings, type RecallSettings } from '../queries/recall/ty
 import { recordEmbeddingFingerprint } from './providers.js';
 import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
+import { createReplay } from './time-travel.js';
+import { createTransfer } from './transfer.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export { engineProjections } from './indexes.js';
@@ -44,13 +46,14 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   await indexes.catchUp();
   const access = createAccessBatcher(log, env);
-  const recall = createRecall({
-    indexes, provider, env, access, reranker: options.reranker ?? createReranker(config.rerank),
-    ...(options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {}),
-  });
+  const reranker = options.reranker ?? createReranker(config.rerank);
+  const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
+  const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
+  const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
   const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
+  const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
   const maintenance = createMaintenance({
     db, indexes, provider, cache,
     recordRepaired: (memoryId) =>
@@ -79,6 +82,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
     recall: recall.recall,
     flushAccess: () => access.flush(),
+    /** Audit trail of a memory or atom (`history`), the store at a past point (`at`), and `diff` between two points. */
+    ...replay,
+    /** `previewImport`, `importMemories` (all or nothing) and `exportMemories` (native JSON or CSV). */
+    ...transfer,
     async status() {
       return {
         headPosition: await log.headPosition(),

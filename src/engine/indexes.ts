@@ -4,18 +4,16 @@ import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { sqliteLockedHead } from '../events/log/sqlite-event-log.js';
 import { atomsProjection } from '../projections/atoms.js';
 import { documentsProjection } from '../projections/documents.js';
-import { ftsProjection, ftsTableName } from '../projections/fts.js';
+import { ftsProjection } from '../projections/fts.js';
 import { graphProjection } from '../projections/graph.js';
+import { memoryEventsProjection } from '../projections/memory-events.js';
 import type { Projection } from '../projections/projection.js';
 import type { RebuildHooks } from '../projections/rebuild.js';
 import { createProjectionRunner } from '../projections/runner.js';
 import { sourcesProjection } from '../projections/sources.js';
 import type { VectorSource } from '../projections/vectors/apply.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
-import { createAtomQueries } from '../queries/atoms.js';
-import { createDocumentQueries } from '../queries/documents.js';
-import { createGraphQueries } from '../queries/graph.js';
-import { createKeywordSearch } from '../queries/keyword.js';
+import { createReadModels } from '../queries/read-models.js';
 import { contentHash, fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
 
 /** The read models the engine keeps in SQLite; each is rebuilt from the log alone. */
@@ -25,6 +23,7 @@ export const engineProjections: readonly Projection[] = [
   sourcesProjection,
   graphProjection,
   atomsProjection,
+  memoryEventsProjection,
 ];
 
 export interface IndexOptions {
@@ -62,10 +61,7 @@ export function openIndexes(options: IndexOptions) {
   return {
     runner,
     vectors,
-    documents: createDocumentQueries(db, () => runner.liveTable('documents', 'documents')),
-    keyword: createKeywordSearch(db, () => runner.liveTable('fts', ftsTableName)),
-    graph: createGraphQueries(db, (name) => runner.liveTable('graph', name)),
-    atoms: createAtomQueries(db, (name) => runner.liveTable('atoms', name)),
+    ...createReadModels(db, (name, table) => runner.liveTable(name, table)),
     sources: (memoryId: string): unknown[] => {
       const row = db.prepare(`SELECT sources FROM ${runner.liveTable('memory_sources', 'memory_sources')} WHERE memory_id = ?`).get(memoryId) as
         | { sources: string }

@@ -35,8 +35,13 @@ export interface RecallAnswer {
   readonly cacheHit: boolean;
 }
 
+/** The read models a recall runs on: the live ones, or a past view's. */
+export type RecallIndexes = Pick<Indexes, 'keyword' | 'graph' | 'documents' | 'atoms'> & {
+  readonly vectors: Pick<Indexes['vectors'], 'search'>;
+};
+
 interface RecallDeps {
-  readonly indexes: Indexes;
+  readonly indexes: RecallIndexes;
   readonly provider: EmbeddingProvider;
   readonly env: Environment;
   readonly access: AccessRecorder;

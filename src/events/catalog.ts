@@ -4,8 +4,9 @@ import { conversationEvents } from './conversation.js';
 import { graphEvents } from './graph.js';
 import { memoryEvents } from './memory.js';
 import { systemEvents } from './system.js';
+import { transferEvents } from './transfer.js';
 
-const allEvents = [...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents] as const;
+const allEvents = [...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...transferEvents] as const;
 
 /** Every event of the system at its current schema version, discriminated on `type`. */
 export const domainEventSchema = z.discriminatedUnion('type', allEvents);

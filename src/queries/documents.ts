@@ -9,8 +9,10 @@ export interface MemoryDocument extends DocumentMetadata {
 export interface ListFilter {
   readonly sessionId?: string;
   readonly personaId?: string;
+  readonly userId?: string;
   readonly status?: DocumentMetadata['status'];
-  readonly limit?: number;
+  /** Default 50; null lists every match. */
+  readonly limit?: number | null;
 }
 
 interface Row {
@@ -48,11 +50,18 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       };
       add('sessionId', filter.sessionId);
       add('personaId', filter.personaId);
+      add('userId', filter.userId);
       add('status', filter.status);
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       const sql = `SELECT memory_id, text, metadata FROM ${table()} ${clause}
         ORDER BY json_extract(metadata, '$.createdAt') DESC, memory_id LIMIT ?`;
-      return db.prepare<unknown[], Row>(sql).all(...params, filter.limit ?? 50).map(toDocument);
+      return db.prepare<unknown[], Row>(sql).all(...params, filter.limit === null ? -1 : (filter.limit ?? 50)).map(toDocument);
+    },
+    /** The memories, not forgotten, whose text is one of `texts` (one scan, for de-duplication). */
+    withTexts(texts: readonly string[]): MemoryDocument[] {
+      const sql = `SELECT memory_id, text, metadata FROM ${table()}
+        WHERE text IN (SELECT value FROM json_each(?)) AND json_extract(metadata, '$.status') != 'forgotten'`;
+      return db.prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
     },
     count(status?: DocumentMetadata['status']): number {
       const sql = status

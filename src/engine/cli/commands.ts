@@ -1,42 +1,8 @@
-import { ValidationError } from '../../events/errors.js';
-import type { MemoryEngine } from '../engine.js';
-import { table, type Output } from './output.js';
+import { list, number, position, required, str, type Command, type Handler } from './args.js';
+import { table } from './output.js';
+import { replayCommands } from './replay-commands.js';
+import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
-
-export interface Invocation {
-  readonly positionals: readonly string[];
-  readonly flags: Readonly<Record<string, string | boolean | string[] | undefined>>;
-}
-
-/** Resolves to the exit code when it is not 0. */
-type Handler = (engine: MemoryEngine, inv: Invocation, out: Output) => Promise<void | number>;
-
-const str = (inv: Invocation, name: string): string | undefined => {
-  const v = inv.flags[name];
-  return typeof v === 'string' ? v : undefined;
-};
-const list = (inv: Invocation, name: string): string[] => {
-  const v = inv.flags[name];
-  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
-};
-const required = (inv: Invocation, index: number, name: string): string => {
-  const v = inv.positionals[index];
-  if (v === undefined || v.length === 0) throw new ValidationError(name, 'is required');
-  return v;
-};
-const number = (inv: Invocation, name: string): number | undefined => {
-  const v = str(inv, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || Number.isNaN(n)) throw new ValidationError(name, `must be a number, got "${v}"`);
-  return n;
-};
-const position = (inv: Invocation, name: string): bigint | undefined => {
-  const v = str(inv, name);
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new ValidationError(name, `must be a non-negative integer, got "${v}"`);
-  return BigInt(v);
-};
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
@@ -151,7 +117,7 @@ const rebuildGraph: Handler = async (engine, _inv, out) => {
   out.print(results, () => results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`).join('\n'));
 };
 
-export const commands: Readonly<Record<string, { readonly run: Handler; readonly usage: string }>> = {
+export const commands: Readonly<Record<string, Command>> = {
   start: { run: start, usage: 'start                      open the store, catch projections up, report' },
   status: { run: status, usage: 'status                     log head, projections and their checkpoints' },
   add: { run: add, usage: 'add <text> [--importance N] [--session S] [--persona P] [--user U] [--topic T]...' },
@@ -162,4 +128,6 @@ export const commands: Readonly<Record<string, { readonly run: Handler; readonly
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
   verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
+  ...replayCommands,
+  ...transferCommands,
 };

@@ -25,6 +25,11 @@ const options = {
   'top-k': { type: 'string' },
   explain: { type: 'boolean', default: false },
   anchor: { type: 'string' },
+  at: { type: 'string' },
+  format: { type: 'string' },
+  out: { type: 'string' },
+  preview: { type: 'boolean', default: false },
+  rollback: { type: 'string' },
 } as const;
 
 const usage = (): string =>

@@ -2,7 +2,7 @@ import { ValidationError } from '../../events/errors.js';
 import { verifyStore, type StoreVerification } from '../../replay/verify.js';
 import type { MemoryEngine } from '../engine.js';
 import { engineProjections } from '../indexes.js';
-import type { Invocation } from './commands.js';
+import type { Invocation } from './args.js';
 import { table, type Output } from './output.js';
 
 /** The exit code of `lmem verify` when the chain is broken or a projection differs from its replay. */

@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { stampEvents, type EventBody } from '../commands/decider.js';
+import { ValidationError } from '../events/errors.js';
+import type { EventLog } from '../events/log/event-log.js';
+import { streams } from '../events/streams.js';
+import type { MemoryDocument } from '../queries/documents.js';
+import { csvExport, nativeExport } from '../replay/transfer/format.js';
+import { parseImport } from '../replay/transfer/parse.js';
+import { planImport, type ImportPlan } from '../replay/transfer/plan.js';
+import type { Environment } from './clock.js';
+import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+import type { Indexes } from './indexes.js';
+import { commandMetadata } from './system-events.js';
+import type { CallContext, WriteReceipt } from './write-path.js';
+
+type Write = (type: 'WriteMemory' | 'ArchiveMemory' | 'ForgetMemory', input: unknown, ctx: CallContext) => Promise<WriteReceipt>;
+
+export interface TransferDeps {
+  readonly log: EventLog;
+  readonly env: Environment;
+  readonly indexes: Pick<Indexes, 'documents'>;
+  readonly provider: EmbeddingProvider;
+  readonly cache: EmbeddingCache;
+  readonly write: Write;
+  readonly defaultActor: string;
+}
+
+export interface ImportInput {
+  readonly content: string | Buffer;
+  readonly format?: 'json' | 'csv';
+  /** Where it came from (a file name), recorded on the import. */
+  readonly source?: string;
+}
+
+export interface ImportReceipt {
+  readonly importId: string;
+  readonly memoryIds: string[];
+  readonly duplicates: number;
+}
+
+export interface ExportOptions {
+  readonly format?: 'json' | 'csv';
+  readonly sessionId?: string;
+  readonly userId?: string;
+}
+
+/** Preview counts: what an import would write, skip and refuse. */
+export const previewOf = (plan: ImportPlan) => ({
+  format: plan.format,
+  new: plan.fresh.length,
+  duplicate: plan.duplicates.length,
+  invalid: plan.invalid.length,
+  duplicates: plan.duplicates,
+  invalidRows: plan.invalid,
+});
+
+/** Import and export of memories; an import is all or nothing (ADR 0018). */
+export function createTransfer(deps: TransferDeps) {
+  const { log, env, indexes } = deps;
+  const plan = (input: ImportInput): ImportPlan =>
+    planImport(parseImport(input.content, input.format), (texts) => indexes.documents.withTexts(texts));
+
+  const record = (body: EventBody, actor: string, importId: string, suffix: string): Promise<unknown> =>
+    log.append(streams.imports, stampEvents([body], { ...commandMetadata(env, actor, { correlationId: importId, causationId: importId }), commandId: `${importId}.${suffix}` }));
+
+  /** Forgets what an import wrote, then records the rollback. */
+  const rollBack = async (importId: string, written: readonly string[], reason: string, ctx: CallContext, actor: string): Promise<void> => {
+    for (const memoryId of written) await deps.write('ForgetMemory', { memoryId, reason: 'import rolled back' }, ctx);
+    await record({ type: 'MemoriesImportRolledBack', schemaVersion: 1, data: { importId, memoryIds: [...written], reason: reason.slice(0, 2000) } }, actor, importId, 'rolled-back');
+  };
+
+  return {
+    /** Parses, validates and de-duplicates without writing anything. */
+    previewImport: (input: ImportInput) => previewOf(plan(input)),
+
+    /**
+     * Validates every row first (any invalid row refuses the whole file), then writes each new
+     * memory as a normal WriteMemory caused by the import. A write that fails part-way forgets
+     * the ones already written ("import rolled back") and rethrows.
+     */
+    async importMemories(input: ImportInput, ctx: CallContext = {}): Promise<ImportReceipt> {
+      const p = plan(input);
+      const bad = p.invalid[0];
+      if (bad) {
+        const more = p.invalid.length > 1 ? ` (and ${p.invalid.length - 1} more invalid rows; --preview lists them)` : '';
+        throw new ValidationError(`row ${bad.row}.${bad.field}`, `${bad.message}${more}; nothing was imported`);
+      }
+      const importId = env.newId();
+      const actor = ctx.actor ?? deps.defaultActor;
+      const memoryIds = p.fresh.map(() => env.newId());
+      const bytes = typeof input.content === 'string' ? Buffer.from(input.content) : input.content;
+      // One batched embedding pass first; a provider failure here is retried, and recorded, per write.
+      await embedWithCache(deps.provider, deps.cache, p.fresh.map((r) => r.data.text)).catch(() => undefined);
+      await record({
+        type: 'MemoriesImportStarted',
+        schemaVersion: 1,
+        data: {
+          importId, memoryIds, source: input.source ?? 'api', format: p.format,
+          sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.byteLength, duplicates: p.duplicates.length,
+        },
+      }, actor, importId, 'started');
+      const writeCtx: CallContext = { actor, correlationId: importId, causationId: importId };
+      const written: string[] = [];
+      try {
+        for (const [i, { data }] of p.fresh.entries()) {
+          const { status, ...memory } = data;
+          const memoryId = memoryIds[i] as string;
+          await deps.write('WriteMemory', { memoryId, ...memory }, writeCtx);
+          written.push(memoryId);
+          if (status === 'archived') await deps.write('ArchiveMemory', { memoryId, reason: 'imported as archived' }, writeCtx);
+        }
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        await rollBack(importId, written, reason, writeCtx, actor);
+        throw new Error(`import ${importId} rolled back after ${written.length} of ${memoryIds.length} memories: ${reason}`);
+      }
+      await record({ type: 'MemoriesImportCompleted', schemaVersion: 1, data: { importId, written: written.length } }, actor, importId, 'completed');
+      return { importId, memoryIds, duplicates: p.duplicates.length };
+    },
+
+    /**
+     * Compensates an import that a crash left unfinished (or undoes a completed one): forgets its
+     * memories that are still live and records the rollback.
+     */
+    async rollbackImport(importId: string, ctx: CallContext = {}): Promise<{ importId: string; forgotten: string[] }> {
+      const events = (await log.readStream(streams.imports)).filter((e) => 'importId' in e.data && e.data.importId === importId);
+      const started = events.find((e) => e.type === 'MemoriesImportStarted');
+      if (started?.type !== 'MemoriesImportStarted') throw new ValidationError('import-id', `no import ${importId} in the log`);
+      if (events.some((e) => e.type === 'MemoriesImportRolledBack')) throw new ValidationError('import-id', `import ${importId} was already rolled back`);
+      const live = started.data.memoryIds.filter((id) => {
+        const doc = indexes.documents.get(id);
+        return doc !== undefined && doc.status !== 'forgotten';
+      });
+      const actor = ctx.actor ?? deps.defaultActor;
+      await rollBack(importId, live, 'rolled back on request', { actor, correlationId: importId, causationId: importId }, actor);
+      return { importId, forgotten: live };
+    },
+
+    /** Live (active and archived) memories in a scope, oldest first, as native JSON or CSV. */
+    exportMemories(options: ExportOptions = {}): string {
+      const docs: MemoryDocument[] = indexes.documents
+        .list({ limit: null, ...(options.sessionId ? { sessionId: options.sessionId } : {}), ...(options.userId ? { userId: options.userId } : {}) })
+        .filter((d) => d.status !== 'forgotten')
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.memoryId.localeCompare(b.memoryId));
+      return options.format === 'csv' ? csvExport(docs) : `${JSON.stringify(nativeExport(docs, env.now().toISOString()), null, 2)}\n`;
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { RecordedEvent } from '../events/log/event-log.js';
+import type { Projection, ProjectionTx } from './projection.js';
+
+/** Whose history an event belongs to: a memory, an atom, or both. */
+export interface Subject {
+  readonly kind: 'memory' | 'atom';
+  readonly id: string;
+}
+
+/**
+ * The memories and atoms an event touches. `atomMemory` says which memory an atom came from, so
+ * an atom's state change also shows in its memory's history.
+ */
+export function subjectsOf(event: RecordedEvent, atomMemory: (atomId: string) => string | undefined): Subject[] {
+  const memory = (id: string): Subject => ({ kind: 'memory', id });
+  const atom = (id: string): Subject[] => {
+    const owner = atomMemory(id);
+    return [{ kind: 'atom', id }, ...(owner ? [memory(owner)] : [])];
+  };
+  switch (event.type) {
+    case 'MemoryWritten':
+    case 'MemoryUpdated':
+    case 'MemoryImportanceDecayed':
+    case 'MemoryArchived':
+    case 'MemoryRestored':
+    case 'MemoryForgotten':
+    case 'MemoryEmbeddingFailed':
+    case 'MemoryEmbeddingRepaired':
+    case 'GraphEntriesLinked':
+      return [memory(event.data.memoryId)];
+    case 'MemoriesConsolidated':
+      return [event.data.memoryId, ...event.data.mergedMemoryIds].map(memory);
+    case 'MemoriesAccessed':
+      return event.data.accesses.map((a) => memory(a.memoryId));
+    case 'AtomExtracted':
+      return [{ kind: 'atom', id: event.data.atomId }, memory(event.data.memoryId)];
+    case 'AtomReinforced':
+      return [...atom(event.data.atomId), memory(event.data.byMemoryId)];
+    case 'AtomStateChanged':
+      return atom(event.data.atomId);
+    case 'SummaryCommitted':
+    case 'SummaryCompensated':
+    case 'MemoriesImportStarted':
+    case 'MemoriesImportRolledBack':
+      return event.data.memoryIds.map(memory);
+    default:
+      return [];
+  }
+}
+
+function indexEvent(tx: ProjectionTx, event: RecordedEvent): void {
+  if (event.type === 'AtomExtracted') {
+    tx.run('INSERT OR IGNORE INTO {atom_memories} (atom_id, memory_id) VALUES (?, ?)', event.data.atomId, event.data.memoryId);
+  }
+  const owner = (atomId: string): string | undefined =>
+    tx.get<{ memory_id: string }>('SELECT memory_id FROM {atom_memories} WHERE atom_id = ?', atomId)?.memory_id;
+  // One row per subject even when an event names it twice (a memory merged into itself).
+  const seen = new Set<string>();
+  for (const subject of subjectsOf(event, owner)) {
+    const key = `${subject.kind} ${subject.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    tx.run(
+      'INSERT OR IGNORE INTO {memory_events} (subject_id, kind, position) VALUES (?, ?, ?)',
+      subject.id,
+      subject.kind,
+      Number(event.globalPosition),
+    );
+  }
+}
+
+/** Which log positions touched each memory and atom: the index behind `lmem history`. */
+export const memoryEventsProjection: Projection = {
+  name: 'memory_events',
+  version: 1,
+  tables: [
+    { name: 'memory_events', key: 'subject_id, kind, position' },
+    { name: 'atom_memories', key: 'atom_id' },
+  ],
+  handles: [
+    'MemoryWritten',
+    'MemoryUpdated',
+    'MemoryImportanceDecayed',
+    'MemoryArchived',
+    'MemoryRestored',
+    'MemoryForgotten',
+    'MemoryEmbeddingFailed',
+    'MemoryEmbeddingRepaired',
+    'GraphEntriesLinked',
+    'MemoriesConsolidated',
+    'MemoriesAccessed',
+    'AtomExtracted',
+    'AtomReinforced',
+    'AtomStateChanged',
+    'SummaryCommitted',
+    'SummaryCompensated',
+    'MemoriesImportStarted',
+    'MemoriesImportRolledBack',
+  ],
+  init(tx) {
+    tx.exec(`
+      CREATE TABLE {memory_events} (
+        subject_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (subject_id, kind, position)
+      ) WITHOUT ROWID;
+      CREATE TABLE {atom_memories} (
+        atom_id TEXT PRIMARY KEY,
+        memory_id TEXT NOT NULL
+      ) WITHOUT ROWID;
+    `);
+  },
+  apply(batch, tx) {
+    for (const event of batch) indexEvent(tx, event);
+  },
+};

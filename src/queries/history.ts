@@ -1,0 +1,20 @@
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import type { Subject } from '../projections/memory-events.js';
+
+/** Reads the `memory_events` index: which log positions touched a memory or an atom. */
+export function createHistoryQueries(db: SqliteDatabase, table: () => string) {
+  return {
+    /** Positions in ascending order; an id is looked up as a memory first, then as an atom. */
+    positionsOf(id: string, kind?: Subject['kind']): { kind: Subject['kind']; positions: bigint[] } | undefined {
+      for (const k of kind ? [kind] : (['memory', 'atom'] as const)) {
+        const rows = db
+          .prepare<[string, string], { position: number }>(`SELECT position FROM ${table()} WHERE subject_id = ? AND kind = ? ORDER BY position`)
+          .all(id, k);
+        if (rows.length > 0) return { kind: k, positions: rows.map((r) => BigInt(r.position)) };
+      }
+      return undefined;
+    },
+  };
+}
+
+export type HistoryQueries = ReturnType<typeof createHistoryQueries>;

@@ -1,0 +1,23 @@
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { ftsTableName } from '../projections/fts.js';
+import { createAtomQueries } from './atoms.js';
+import { createDocumentQueries } from './documents.js';
+import { createGraphQueries } from './graph.js';
+import { createHistoryQueries } from './history.js';
+import { createKeywordSearch } from './keyword.js';
+
+/** Resolves a projection's table to its live generation's physical name (the runner's `liveTable`). */
+export type LiveTable = (projection: string, table: string) => string;
+
+/** The read APIs over the live generations of a store's projections; the same for the engine and for a past view. */
+export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
+  return {
+    documents: createDocumentQueries(db, () => liveTable('documents', 'documents')),
+    keyword: createKeywordSearch(db, () => liveTable('fts', ftsTableName)),
+    graph: createGraphQueries(db, (name) => liveTable('graph', name)),
+    atoms: createAtomQueries(db, (name) => liveTable('atoms', name)),
+    history: createHistoryQueries(db, () => liveTable('memory_events', 'memory_events')),
+  };
+}
+
+export type ReadModels = ReturnType<typeof createReadModels>;

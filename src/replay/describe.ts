@@ -1,0 +1,78 @@
+import type { DomainEvent } from '../events/catalog.js';
+
+const quote = (text: string, max = 60): string => JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const count = (n: number, noun: string, plural = `${noun}s`): string => `${n} ${n === 1 ? noun : plural}`;
+
+/** One line saying what an event did, seen from `subjectId` (a memory or atom it touches). */
+export function describeEvent(event: DomainEvent, subjectId: string): string {
+  switch (event.type) {
+    case 'MemoryWritten':
+      return `written ${quote(event.data.text)} (importance ${event.data.importance}, session ${event.data.sessionId ?? '-'})`;
+    case 'MemoryUpdated':
+      return `updated ${Object.keys(event.data.changes).join(', ')}`;
+    case 'MemoriesAccessed': {
+      const access = event.data.accesses.find((a) => a.memoryId === subjectId);
+      return `accessed ${count(access?.count ?? 0, 'time')} (batch ${event.data.batchId} of ${count(event.data.accesses.length, 'memory', 'memories')})`;
+    }
+    case 'MemoryImportanceDecayed':
+      return `importance decayed ${event.data.from} -> ${event.data.to} (tick ${event.data.tickId})`;
+    case 'MemoryArchived':
+      return `archived: ${event.data.reason}`;
+    case 'MemoryRestored':
+      return 'restored';
+    case 'MemoryForgotten':
+      return `forgotten: ${event.data.reason}`;
+    case 'MemoriesConsolidated':
+      return event.data.memoryId === subjectId
+        ? `consolidated from ${event.data.mergedMemoryIds.join(', ')}`
+        : `merged into ${event.data.memoryId}`;
+    case 'MemoryEmbeddingFailed':
+      return `embedding failed: ${event.data.error}`;
+    case 'MemoryEmbeddingRepaired':
+      return 'embedding repaired';
+    case 'AtomExtracted':
+      return event.data.atomId === subjectId
+        ? `atom extracted from memory ${event.data.memoryId}: ${event.data.atomType} ${quote(event.data.content)}`
+        : `atom ${event.data.atomId} extracted: ${event.data.atomType} ${quote(event.data.content)}`;
+    case 'AtomReinforced':
+      return `atom ${event.data.atomId} reinforced by memory ${event.data.byMemoryId} (${count(event.data.reinforcementCount, 'time')})`;
+    case 'AtomStateChanged':
+      return `atom ${event.data.atomId} ${event.data.from} -> ${event.data.to}: ${event.data.reason}`;
+    case 'GraphEntriesLinked':
+      return `graph linked: ${count(event.data.entries.length, 'entry', 'entries')}, ${count(event.data.nodes.length, 'node')}, ${count(event.data.edges.length, 'edge')}`;
+    case 'MessageRecorded':
+      return `message ${event.data.index} recorded in session ${event.data.sessionId}`;
+    case 'MessagesRolledBack':
+      return `${count(event.data.messageIds.length, 'message')} rolled back in session ${event.data.sessionId}: ${event.data.reason}`;
+    case 'SessionReset':
+      return `session ${event.data.sessionId} reset: ${event.data.reason}`;
+    case 'SummaryScheduled':
+      return `summary ${event.data.taskId} scheduled for messages ${event.data.fromIndex}-${event.data.toIndex}`;
+    case 'SummaryCommitted':
+      return `summary ${event.data.taskId} of session ${event.data.sessionId} committed`;
+    case 'SummaryCompensated':
+      return `summary ${event.data.taskId} of session ${event.data.sessionId} compensated: ${event.data.reason}`;
+    case 'DecayTicked':
+      return `decay tick ${event.data.tickId} as of ${event.data.asOf}: ${count(event.data.affected, 'memory', 'memories')} affected`;
+    case 'ProviderFingerprintChanged':
+      return `${event.data.role} provider is now ${event.data.current.provider}/${event.data.current.model}`;
+    case 'ProjectionRebuildStarted':
+      return `rebuild of ${event.data.projection} g${event.data.generation} started: ${event.data.reason}`;
+    case 'ProjectionRebuildCompleted':
+      return `rebuild of ${event.data.projection} g${event.data.generation} completed at ${event.data.position}`;
+    case 'ProjectionRebuildFailed':
+      return `rebuild of ${event.data.projection} g${event.data.generation} failed: ${event.data.error}`;
+    case 'BackupTaken':
+      return `backup ${event.data.backupId} at ${event.data.position}`;
+    case 'MemoriesImportStarted':
+      return `import ${event.data.importId} from ${event.data.source} started (${count(event.data.memoryIds.length, 'memory', 'memories')})`;
+    case 'MemoriesImportCompleted':
+      return `import ${event.data.importId} completed (${count(event.data.written, 'memory', 'memories')})`;
+    case 'MemoriesImportRolledBack':
+      return `import ${event.data.importId} rolled back: ${event.data.reason}`;
+    default: {
+      const unknown: never = event;
+      throw new Error(`no description for ${(unknown as { type: string }).type}`);
+    }
+  }
+}
