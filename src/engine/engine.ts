@@ -15,6 +15,12 @@ import { defaultRecallSettings, type RecallSettings } from '../queries/recall/ty
 import { recordEmbeddingFingerprint } from './providers.js';
 import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
+import { DomainError } from '../commands/errors.js';
+import { createConversationStore } from './conversation/store.js';
+import { createConversationHooks } from './hooks/index.js';
+import type { LlmProvider } from './llm/provider.js';
+import { createSummaryRunner } from './summarize/runner.js';
+import type { MemoryWriter } from './summarize/task.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export { engineProjections } from './indexes.js';
@@ -29,6 +35,11 @@ export interface EngineOptions {
   readonly recallSettings?: Partial<RecallSettings>;
   /** Run the start-up consistency check in the background (default true). */
   readonly maintenance?: boolean;
+  /**
+   * Summarizes conversations into memories. Null (the default until the configuration chooses a
+   * provider) records conversations and recalls, but schedules no summaries.
+   */
+  readonly llmProvider?: LlmProvider | null;
 }
 
 /** Opens the embedded engine: one SQLite file with the log and every projection, caught up. */
@@ -63,6 +74,27 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
 
+  const memories: MemoryWriter & { exists(id: string): boolean } = {
+    write: (input) => run('WriteMemory', input, { actor: 'system:summarizer' }),
+    forget: (memoryId, reason) =>
+      run('ForgetMemory', { memoryId, reason }, { actor: 'system:summarizer' }).catch((error: unknown) => {
+        // A memory a failed write never created has nothing to take back.
+        if (!(error instanceof DomainError && error.code === 'memory_not_found')) throw error;
+      }),
+    exists: (memoryId) => indexes.documents.get(memoryId) !== undefined,
+  };
+  const store = createConversationStore(log);
+  const summaries = createSummaryRunner({
+    store, conversations: indexes.conversations, llm: options.llmProvider ?? null, memories, env, config: config.conversation, actor: 'system:summarizer',
+  });
+  let ready = false;
+  const conversation = createConversationHooks({
+    store, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
+    config: config.conversation, actor: 'system:conversation', isReady: () => ready,
+  });
+  await summaries.recoverInterrupted();
+  ready = true;
+
   return {
     log,
     runner: indexes.runner,
@@ -79,6 +111,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
     recall: recall.recall,
     flushAccess: () => access.flush(),
+    /** Host hooks around each LLM call, session reset, summarize now, cleanup of old injection blocks. */
+    conversation,
+    /** Before an LLM call: reconcile with the host's history, record the user message, recall; see `src/engine/hooks`. */
+    beforeLlmRequest: conversation.beforeLlmRequest,
+    /** After an LLM call: record the reply, schedule a background summary at the threshold. */
+    afterLlmResponse: conversation.afterLlmResponse,
     async status() {
       return {
         headPosition: await log.headPosition(),
@@ -88,6 +126,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
       };
     },
     async close(): Promise<void> {
+      ready = false;
+      await summaries.close(config.conversation.shutdownTimeoutMs);
       await maintenance.cancel();
       await access.flush();
       await indexes.runner.stop();

@@ -3,6 +3,7 @@ import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { sqliteLockedHead } from '../events/log/sqlite-event-log.js';
 import { atomsProjection } from '../projections/atoms.js';
+import { conversationsProjection } from '../projections/conversations.js';
 import { documentsProjection } from '../projections/documents.js';
 import { ftsProjection, ftsTableName } from '../projections/fts.js';
 import { graphProjection } from '../projections/graph.js';
@@ -13,6 +14,7 @@ import { sourcesProjection } from '../projections/sources.js';
 import type { VectorSource } from '../projections/vectors/apply.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
 import { createAtomQueries } from '../queries/atoms.js';
+import { createConversationQueries } from '../queries/conversations.js';
 import { createDocumentQueries } from '../queries/documents.js';
 import { createGraphQueries } from '../queries/graph.js';
 import { createKeywordSearch } from '../queries/keyword.js';
@@ -25,6 +27,7 @@ export const engineProjections: readonly Projection[] = [
   sourcesProjection,
   graphProjection,
   atomsProjection,
+  conversationsProjection,
 ];
 
 export interface IndexOptions {
@@ -66,6 +69,7 @@ export function openIndexes(options: IndexOptions) {
     keyword: createKeywordSearch(db, () => runner.liveTable('fts', ftsTableName)),
     graph: createGraphQueries(db, (name) => runner.liveTable('graph', name)),
     atoms: createAtomQueries(db, (name) => runner.liveTable('atoms', name)),
+    conversations: createConversationQueries(db, (name) => runner.liveTable('conversations', name)),
     sources: (memoryId: string): unknown[] => {
       const row = db.prepare(`SELECT sources FROM ${runner.liveTable('memory_sources', 'memory_sources')} WHERE memory_id = ?`).get(memoryId) as
         | { sources: string }
