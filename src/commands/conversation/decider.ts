@@ -25,7 +25,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'ResetSession':
       return [
         { type: 'SessionReset', schemaVersion: 1, data: { sessionId, sessionRevision: state.revision + 1, reason: command.data.reason } },
-        ...compensations(sessionId, state.summaries, 'session reset'),
+        ...compensations(sessionId, state.summaries, command.data.reason),
       ];
     case 'ScheduleSummary': {
       const { taskId, fromIndex, toIndex, sessionRevision } = command.data;
