@@ -3,7 +3,7 @@ import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { sqliteLockedHead } from '../events/log/sqlite-event-log.js';
 import { atomsProjection } from '../projections/atoms.js';
-import { conversationsProjection } from '../projections/conversations.js';
+import { conversationRevisionsProjection, conversationsProjection } from '../projections/conversations.js';
 import { documentsProjection } from '../projections/documents.js';
 import { ftsProjection, ftsTableName } from '../projections/fts.js';
 import { graphProjection } from '../projections/graph.js';
@@ -28,6 +28,7 @@ export const engineProjections: readonly Projection[] = [
   graphProjection,
   atomsProjection,
   conversationsProjection,
+  conversationRevisionsProjection,
 ];
 
 export interface IndexOptions {
@@ -69,7 +70,7 @@ export function openIndexes(options: IndexOptions) {
     keyword: createKeywordSearch(db, () => runner.liveTable('fts', ftsTableName)),
     graph: createGraphQueries(db, (name) => runner.liveTable('graph', name)),
     atoms: createAtomQueries(db, (name) => runner.liveTable('atoms', name)),
-    conversations: createConversationQueries(db, (name) => runner.liveTable('conversations', name)),
+    conversations: createConversationQueries(db, (name) => runner.liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
     sources: (memoryId: string): unknown[] => {
       const row = db.prepare(`SELECT sources FROM ${runner.liveTable('memory_sources', 'memory_sources')} WHERE memory_id = ?`).get(memoryId) as
         | { sources: string }

@@ -5,7 +5,8 @@ import type { Projection, ProjectionTx } from './projection.js';
  * The conversation store: live messages per session and each session's summary cursor and
  * running summary. A rolled-back or reset message's row is deleted, so the tables hold what a
  * clean run that only saw the surviving messages would hold. The session revision counts
- * rollbacks and resets (an audit of the session's history) and lives in its own table.
+ * rollbacks and resets, an audit of the session's history rather than its state, so it is a
+ * projection of its own (`conversation_revisions`) and the two digests answer different questions.
  */
 
 interface Pending {
@@ -25,19 +26,17 @@ function session(tx: ProjectionTx, sessionId: string): SessionRow {
   return row ?? { message_count: 0, last_summarized_index: 0, pending_summary: null };
 }
 
+// A session left with nothing (reset, or rolled back to its start) has no row, as if never seen.
 function save(tx: ProjectionTx, sessionId: string, row: SessionRow): void {
+  if (row.message_count === 0 && row.last_summarized_index === 0 && row.pending_summary === null) {
+    tx.run('DELETE FROM {conversation_sessions} WHERE session_id = ?', sessionId);
+    return;
+  }
   tx.run(
     `INSERT INTO {conversation_sessions} (session_id, message_count, last_summarized_index, pending_summary) VALUES (?, ?, ?, ?)
      ON CONFLICT (session_id) DO UPDATE SET message_count = excluded.message_count,
        last_summarized_index = excluded.last_summarized_index, pending_summary = excluded.pending_summary`,
     sessionId, row.message_count, row.last_summarized_index, row.pending_summary,
-  );
-}
-
-function setRevision(tx: ProjectionTx, sessionId: string, revision: number): void {
-  tx.run(
-    'INSERT INTO {conversation_revisions} (session_id, revision) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision',
-    sessionId, revision,
   );
 }
 
@@ -59,12 +58,10 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
     case 'MessagesRolledBack': {
       const d = e.data;
       tx.run('DELETE FROM {conversation_messages} WHERE session_id = ? AND idx >= ?', d.sessionId, d.fromIndex);
-      setRevision(tx, d.sessionId, d.sessionRevision);
       return save(tx, d.sessionId, { message_count: d.fromIndex, last_summarized_index: d.lastSummarizedIndex, pending_summary: null });
     }
     case 'SessionReset':
       tx.run('DELETE FROM {conversation_messages} WHERE session_id = ?', e.data.sessionId);
-      setRevision(tx, e.data.sessionId, e.data.sessionRevision);
       return save(tx, e.data.sessionId, { message_count: 0, last_summarized_index: 0, pending_summary: null });
     case 'SummaryScheduled': {
       const { taskId, fromIndex, toIndex } = e.data;
@@ -97,7 +94,6 @@ export const conversationsProjection: Projection = {
   tables: [
     { name: 'conversation_sessions', key: 'session_id' },
     { name: 'conversation_messages', key: 'session_id, idx' },
-    { name: 'conversation_revisions', key: 'session_id' },
   ],
   handles: ['MessageRecorded', 'MessagesRolledBack', 'SessionReset', 'SummaryScheduled', 'SummaryCommitted', 'SummaryCompensated', 'SummaryFailed', 'MessageCleaned'],
   init(tx) {
@@ -119,13 +115,29 @@ export const conversationsProjection: Projection = {
         sent_at TEXT NOT NULL,
         PRIMARY KEY (session_id, idx)
       ) WITHOUT ROWID;
-      CREATE TABLE {conversation_revisions} (
-        session_id TEXT PRIMARY KEY,
-        revision INTEGER NOT NULL
-      ) WITHOUT ROWID;
     `);
   },
   apply(batch, tx) {
     for (const event of batch) applyOne(tx, event);
+  },
+};
+
+/** Each session's revision: how many rollbacks and resets it went through. */
+export const conversationRevisionsProjection: Projection = {
+  name: 'conversation_revisions',
+  version: 1,
+  tables: [{ name: 'conversation_revisions', key: 'session_id' }],
+  handles: ['MessagesRolledBack', 'SessionReset'],
+  init(tx) {
+    tx.exec('CREATE TABLE {conversation_revisions} (session_id TEXT PRIMARY KEY, revision INTEGER NOT NULL) WITHOUT ROWID;');
+  },
+  apply(batch, tx) {
+    for (const e of batch) {
+      if (e.type !== 'MessagesRolledBack' && e.type !== 'SessionReset') continue;
+      tx.run(
+        'INSERT INTO {conversation_revisions} (session_id, revision) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision',
+        e.data.sessionId, e.data.sessionRevision,
+      );
+    }
   },
 };

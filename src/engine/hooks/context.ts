@@ -19,6 +19,8 @@ export interface HookDeps {
   readonly actor: string;
   /** False while the engine opens or closes: the hooks then return at once. */
   readonly isReady: () => boolean;
+  /** Brings the read models up to the log, before reading the conversation store's projection. */
+  readonly catchUp: () => Promise<void>;
 }
 
 export const hookMetadata = (deps: HookDeps) => commandMetadata(deps.env, deps.actor);

@@ -26,6 +26,7 @@ export function createConversationHooks(deps: HookDeps) {
      * one; waits for the tasks. The context (chat type, user, persona) is unknown here: private, none.
      */
     async summarize(options: { sessionId?: string; maxSegments?: number } = {}) {
+      await deps.catchUp();
       const sessions = options.sessionId ? [options.sessionId] : deps.conversations.sessions().map((s) => s.sessionId);
       const results = [];
       for (const sessionId of sessions) {
@@ -39,6 +40,7 @@ export function createConversationHooks(deps: HookDeps) {
     },
     /** Stored messages with injection blocks from older modes: listed (`preview`) or cleaned (`exec`, one event each). */
     async cleanup(mode: 'preview' | 'exec') {
+      await deps.catchUp();
       const found = deps.conversations.withInjectionFragments();
       if (mode === 'exec') {
         for (const m of found) {
