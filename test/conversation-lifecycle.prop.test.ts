@@ -135,7 +135,7 @@ describe('conversation lifecycle over random turns, rollbacks, resets and summar
         const held: { resolve: () => void; reject: (e: Error) => void }[] = [];
         const summarizer = standInSummarizer({ gate: () => new Promise<void>((resolve, reject) => void held.push({ resolve, reject })) });
         const config = loadConfig({
-          overrides: { dataDir: temp.dir, conversation: { summarizeThresholdRounds: 2, idleGapMinutes: 60, maxSegmentsPerRun: 2 } },
+          overrides: { dataDir: temp.dir, sqlite: { synchronous: 'NORMAL' }, conversation: { summarizeThresholdRounds: 2, idleGapMinutes: 60, maxSegmentsPerRun: 2 } },
         });
         const engine = await createMemoryEngine(config, { env: testEnvironment(), maintenance: false, llmProvider: summarizer.provider });
         try {

@@ -23,14 +23,15 @@ export function createConversationHooks(deps: HookDeps) {
       }),
     /**
      * Summarizes the backlog now, whatever the threshold: of one session, or of every session with
-     * one; waits for the tasks. The context (chat type, user, persona) is unknown here: private, none.
+     * one; waits for the tasks. The turn's context is unknown here: no user or persona, and the chat
+     * type is read from the window (several people: a group).
      */
     async summarize(options: { sessionId?: string; maxSegments?: number } = {}) {
       await deps.catchUp();
       const sessions = options.sessionId ? [options.sessionId] : deps.conversations.sessions().map((s) => s.sessionId);
       const results = [];
       for (const sessionId of sessions) {
-        const context = { sessionId, chatType: 'private' as const, userId: null, personaId: null };
+        const context = { sessionId, chatType: null, userId: null, personaId: null };
         const taskId = await deps.store.withSession(sessionId, () =>
           deps.runner.maybeSchedule(context, { force: true, ...(options.maxSegments ? { maxSegments: options.maxSegments } : {}) }),
         );

@@ -15,7 +15,8 @@ export interface MemoryWriter {
 /** Who the conversation is with, as the host said on the turn that scheduled the summary. */
 export interface SummaryContext {
   readonly sessionId: string;
-  readonly chatType: SummaryRequest['chatType'];
+  /** Null when the caller does not know (the CLI): a window with several people is a group chat. */
+  readonly chatType: SummaryRequest['chatType'] | null;
   readonly userId: string | null;
   readonly personaId: string | null;
 }
@@ -61,7 +62,7 @@ export async function runSummaryTask(deps: SummaryTaskDeps, input: SummaryTaskIn
     for (const [n, segment] of input.segments.entries()) {
       signal.throwIfAborted();
       const messages = segment.map((m) => ({ ...m, at: m.sentAt }));
-      const summary = await deps.llm.summarize({ sessionId, chatType: context.chatType, messages }, signal);
+      const summary = await deps.llm.summarize({ sessionId, chatType: context.chatType ?? chatTypeOf(segment), messages }, signal);
       signal.throwIfAborted();
       const memoryId = segmentMemoryId(taskId, n);
       uncommitted = [memoryId];
@@ -94,6 +95,9 @@ export async function runSummaryTask(deps: SummaryTaskDeps, input: SummaryTaskIn
     throw error;
   }
 }
+
+const chatTypeOf = (segment: readonly StoredMessage[]): SummaryRequest['chatType'] =>
+  new Set(segment.filter((m) => m.role === 'user').map((m) => m.senderId ?? m.senderName)).size > 1 ? 'group' : 'private';
 
 const isStale = (error: unknown): boolean =>
   error instanceof DomainError && (error.code === 'stale_revision' || error.code === 'summary_not_pending');
