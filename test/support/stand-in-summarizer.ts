@@ -25,7 +25,7 @@ export function standInSummary(request: SummaryRequest): Summary {
   const day = request.messages[0]?.at.slice(0, 10) ?? 'unknown day';
   const said = request.messages.map((m) => `${m.senderName ?? m.role}: ${m.content}`).join(' | ');
   return {
-    summary: `On ${day} ${people.length > 0 ? people.join(' and ') : 'the user'} talked. ${said}`.slice(0, 4000),
+    summary: `On ${day} ${people.length > 0 ? people.join(' and ') : 'the user'} talked. ${said}`.slice(0, 1500),
     topics: [],
     keyFacts: [],
     participants: request.chatType === 'group' ? people : people.slice(0, 1),

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../events/errors.js';
 import type { MemoryEngine } from '../engine.js';
+import { conversationCommands } from './conversation-commands.js';
 import { table, type Output } from './output.js';
 
 export interface Invocation {
@@ -159,4 +160,5 @@ export const commands: Readonly<Record<string, { readonly run: Handler; readonly
   search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
+  ...conversationCommands,
 };
