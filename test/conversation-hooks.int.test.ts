@@ -65,6 +65,9 @@ describe('host hooks', () => {
     expect([before.status, after.status]).toEqual(['rejected', 'rejected']);
     await engine.flushAccess();
     expect(await engine.log.headPosition()).toBe(head);
+    // In a group, the reply to an allowed person is recorded though the reply itself names no user.
+    await engine.beforeLlmRequest({ sessionId, chatType: 'group', message: { content: 'hello', senderId: 'ann' } });
+    expect((await engine.afterLlmResponse({ sessionId, chatType: 'group', message: { content: 'hi Ann' } })).status).toBe('ok');
   });
 
   it('refuses a bad request by naming the field, and returns at once when the engine is not ready', async () => {

@@ -17,10 +17,12 @@ export async function afterLlmResponse(deps: HookDeps, input: unknown): Promise<
   const request = parseOrThrow(afterLlmResponseSchema, input);
   const none = { messageId: null, summaryTaskId: null };
   if (!deps.isReady()) return { status: 'not_ready', ...none };
-  if (!isAllowed(deps.config, { ...request, senderId: request.message.senderId })) return { status: 'rejected', ...none };
   const { sessionId } = request;
   return deps.store.withSession(sessionId, async () => {
     const state = await deps.store.state(sessionId);
+    // In a group the reply has no user of its own: it is allowed when the person it answers was.
+    const senderId = request.message.senderId ?? state.messages.at(-1)?.senderId ?? null;
+    if (!isAllowed(deps.config, { ...request, senderId })) return { status: 'rejected', ...none };
     if (request.inReplyTo !== undefined && state.messages.at(-1)?.messageId !== request.inReplyTo) return { status: 'stale', ...none };
     const metadata = hookMetadata(deps);
     const messageId = request.message.messageId ?? metadata.commandId;
