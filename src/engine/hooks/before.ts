@@ -62,12 +62,9 @@ export async function beforeLlmRequest(deps: HookDeps, input: unknown): Promise<
 
 /** Recall never fails the turn: the message is recorded either way, and the error is reported. */
 async function recallFor(deps: HookDeps, request: BeforeLlmRequest, content: string) {
-  let query = content;
-  if (deps.config.injectWithRecentContext) {
-    const state = await deps.store.state(request.sessionId);
-    const recent = state.messages.slice(-deps.config.recentContextMessages - 1, -1).map((m) => m.content);
-    query = [...recent, content].join('\n').slice(-8000);
-  }
+  const query = deps.config.injectWithRecentContext
+    ? recallQuery((await deps.store.state(request.sessionId)).messages, deps.config.recentContextMessages)
+    : content;
   if (query.trim().length === 0) return { memories: [], text: '' };
   try {
     const answer = await deps.recall({
@@ -79,4 +76,13 @@ async function recallFor(deps: HookDeps, request: BeforeLlmRequest, content: str
   } catch (error) {
     return { memories: [], text: '', error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * The recall query with recent context (inject_with_recent_context): the last `count` messages
+ * before the newest one, then the newest, so "and what about her?" finds who "her" is. The tail
+ * is kept when it is too long, since the newest words matter most.
+ */
+export function recallQuery(messages: readonly { readonly content: string }[], count: number): string {
+  return messages.slice(-count - 1).map((m) => m.content).filter((c) => c.trim().length > 0).join('\n').slice(-8000);
 }

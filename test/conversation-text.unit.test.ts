@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { segmentWindow } from '../src/engine/summarize/segment.js';
+import { recallQuery } from '../src/engine/hooks/before.js';
 import { stripInjection } from '../src/queries/recall/format.js';
 
 const at = (day: number, hour: number, minute = 0) => ({ sentAt: new Date(Date.UTC(2026, 0, day, hour, minute)).toISOString(), day, hour, minute });
@@ -31,5 +32,15 @@ describe('injection fragments in host history', () => {
     expect(stripInjection(`hello ${block} world`)).toBe('hello\nworld');
     expect(stripInjection(`question <livingmemory>\n[memory id=m1]`)).toBe('question');
     expect(stripInjection('no block here')).toBe('no block here');
+  });
+});
+
+describe('recall query with recent context', () => {
+  it('is the newest message after the few before it, the tail kept when too long', () => {
+    const messages = ['a', 'Alice met Carol', '', 'what did she say?'].map((content) => ({ content }));
+    expect(recallQuery(messages, 2)).toBe('Alice met Carol\nwhat did she say?');
+    expect(recallQuery(messages, 0)).toBe('what did she say?');
+    expect(recallQuery([{ content: 'x'.repeat(9000) }, { content: 'end' }], 4).endsWith('\nend')).toBe(true);
+    expect(recallQuery([{ content: 'x'.repeat(9000) }], 4)).toHaveLength(8000);
   });
 });
