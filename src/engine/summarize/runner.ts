@@ -31,6 +31,8 @@ interface RunnerDeps {
   readonly actor: string;
 }
 
+const keptSettled = 100;
+
 /** Background summary tasks: scheduled per session, tracked with their errors, cancelled and awaited at close. */
 export function createSummaryRunner(deps: RunnerDeps) {
   const { store, env, config } = deps;
@@ -47,6 +49,11 @@ export function createSummaryRunner(deps: RunnerDeps) {
         .catch((error: unknown) => (entry.status = { ...entry.status, state: 'failed', error: error instanceof Error ? error.message : String(error) })),
     };
     tracked.set(taskId, entry);
+    // A long-lived engine keeps the latest settled tasks (and their errors) for inspection, not all.
+    void entry.done.then(() => {
+      const settled = [...tracked].filter(([, t]) => t.status.state !== 'running');
+      for (const [id] of settled.slice(0, Math.max(0, settled.length - keptSettled))) tracked.delete(id);
+    });
     return entry;
   };
 
@@ -63,8 +70,8 @@ export function createSummaryRunner(deps: RunnerDeps) {
       if (!options.force && unsummarizedRounds(state) < config.summarizeThresholdRounds) return null;
       const window = state.messages.slice(state.lastSummarizedIndex);
       const segments = segmentWindow(window, config.idleGapMinutes).slice(0, options.maxSegments ?? config.maxSegmentsPerRun);
-      const toIndex = (segments.at(-1)?.at(-1)?.index ?? -1) + 1;
       if (segments.length === 0) return null;
+      const toIndex = (segments.at(-1)?.at(-1)?.index ?? -1) + 1;
       const taskId = env.newId();
       await store.handle({
         type: 'ScheduleSummary',
