@@ -15,6 +15,14 @@ describe('configuration', () => {
     expect(loadConfig()).toMatchObject({ dataDir: './data', databaseFile: 'livingmemory.db', sqlite: { synchronous: 'FULL' } });
   });
 
+  it('has the conversation defaults of the issue', () => {
+    expect(loadConfig().conversation).toEqual({
+      scopeMode: 'legacy', whitelist: { users: [], sessions: [] }, summarizeThresholdRounds: 10, idleGapMinutes: 180,
+      maxSegmentsPerRun: 4, injectWithRecentContext: false, recentContextMessages: 4, shutdownTimeoutMs: 5000,
+    });
+    expect(loadConfig({ env: { LIVINGMEMORY_MEMORY_SCOPE_MODE: 'user' } }).conversation.scopeMode).toBe('user');
+  });
+
   it('layers file, then environment, then flags', () => {
     const config = loadConfig({
       file: file(JSON.stringify({ dataDir: '/from/file', projections: { pageSize: 50 } })),
@@ -31,6 +39,8 @@ describe('configuration', () => {
     [{ file: file('not json') }, /not valid JSON/],
     [{ env: { LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: 'many' } }, /projections\.pageSize \(from environment\)/],
     [{ env: { LIVINGMEMORY_DATADIR: '/x' } }, /LIVINGMEMORY_DATADIR.*unknown setting/],
+    [{ env: { LIVINGMEMORY_MEMORY_SCOPE_MODE: 'everyone' } }, /conversation\.scopeMode \(from environment\)/],
+    [{ file: file('{"conversation": {"whitelist": {"users": [""]}}}') }, /conversation\.whitelist\.users\.0/],
   ])('refuses %j naming the key', (sources, message) => {
     expect(() => loadConfig(sources)).toThrow(ConfigError);
     expect(() => loadConfig(sources)).toThrow(message);

@@ -12,6 +12,7 @@ describe('event catalog', () => {
   it('covers the events of the whole mission, each with a schema version', () => {
     const expected = [
       'MessageRecorded', 'MessagesRolledBack', 'SessionReset', 'SummaryScheduled', 'SummaryCommitted', 'SummaryCompensated',
+      'SummaryFailed', 'MessageCleaned',
       'MemoryWritten', 'MemoryUpdated', 'MemoriesAccessed', 'MemoryImportanceDecayed', 'MemoryArchived', 'MemoryRestored',
       'MemoryForgotten', 'MemoriesConsolidated', 'MemoryEmbeddingFailed', 'MemoryEmbeddingRepaired', 'AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'GraphEntriesLinked',
       'DecayTicked', 'ProviderFingerprintChanged', 'ProjectionRebuildStarted', 'ProjectionRebuildCompleted',

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fieldPath } from '../events/errors.js';
 import { embeddingConfigSchema } from './embeddings/index.js';
+import { conversationConfigSchema } from './conversation/config.js';
+import { llmConfigSchema } from './llm/index.js';
 import { rerankConfigSchema } from './rerank.js';
 
 /** Every setting of the engine, validated once at start. */
@@ -20,6 +22,8 @@ export const configSchema = z
     actor: z.string().min(1).default('cli'),
     embedding: embeddingConfigSchema.default({ provider: 'hash' }),
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
+    conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
+    llm: llmConfigSchema.default(llmConfigSchema.parse({})),
   })
   .strict();
 
@@ -45,6 +49,8 @@ const envKeys: Readonly<Record<string, { readonly path: readonly string[]; reado
   LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: { path: ['projections', 'pageSize'], numeric: true },
   LIVINGMEMORY_ACTOR: { path: ['actor'] },
   LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
+  LIVINGMEMORY_MEMORY_SCOPE_MODE: { path: ['conversation', 'scopeMode'] },
+  LIVINGMEMORY_LLM_PROVIDER: { path: ['llm', 'provider'] },
 };
 const envMeta = new Set(['LIVINGMEMORY_CONFIG']);
 

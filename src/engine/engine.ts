@@ -17,6 +17,12 @@ import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
 import { createTransfer } from './transfer.js';
+import { DomainError } from '../commands/errors.js';
+import { createConversationStore } from './conversation/store.js';
+import { createConversationHooks } from './hooks/index.js';
+import { createLlmProvider, type LlmProvider } from './llm/index.js';
+import { createSummaryRunner } from './summarize/runner.js';
+import type { MemoryWriter } from './summarize/task.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export { engineProjections } from './indexes.js';
@@ -31,6 +37,11 @@ export interface EngineOptions {
   readonly recallSettings?: Partial<RecallSettings>;
   /** Run the start-up consistency check in the background (default true). */
   readonly maintenance?: boolean;
+  /**
+   * Overrides the summarizer built from the `llm` configuration (extractive by default). Null records
+   * conversations and recalls, but schedules no summaries.
+   */
+  readonly llmProvider?: LlmProvider | null;
 }
 
 /** Opens the embedded engine: one SQLite file with the log and every projection, caught up. */
@@ -66,6 +77,27 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
 
+  const memories: MemoryWriter & { exists(id: string): boolean } = {
+    write: (input) => run('WriteMemory', input, { actor: 'system:summarizer' }),
+    forget: (memoryId, reason) =>
+      run('ForgetMemory', { memoryId, reason }, { actor: 'system:summarizer' }).catch((error: unknown) => {
+        // A memory a failed write never created has nothing to take back.
+        if (!(error instanceof DomainError && error.code === 'memory_not_found')) throw error;
+      }),
+    exists: (memoryId) => indexes.documents.get(memoryId) !== undefined,
+  };
+  const store = createConversationStore(log);
+  const summaries = createSummaryRunner({
+    store, conversations: indexes.conversations, llm: options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider, memories, env, config: config.conversation, actor: 'system:summarizer',
+  });
+  let ready = false;
+  const conversation = createConversationHooks({
+    store, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
+    config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
+  });
+  await summaries.recoverInterrupted();
+  ready = true;
+
   return {
     log,
     runner: indexes.runner,
@@ -86,6 +118,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     ...replay,
     /** `previewImport`, `importMemories` (all or nothing) and `exportMemories` (native JSON or CSV). */
     ...transfer,
+    /** Host hooks around each LLM call, session reset, summarize now, cleanup of old injection blocks. */
+    conversation,
+    /** Before an LLM call: reconcile with the host's history, record the user message, recall; see `src/engine/hooks`. */
+    beforeLlmRequest: conversation.beforeLlmRequest,
+    /** After an LLM call: record the reply, schedule a background summary at the threshold. */
+    afterLlmResponse: conversation.afterLlmResponse,
     async status() {
       return {
         headPosition: await log.headPosition(),
@@ -95,6 +133,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
       };
     },
     async close(): Promise<void> {
+      ready = false;
+      await summaries.close(config.conversation.shutdownTimeoutMs);
       await maintenance.cancel();
       await access.flush();
       await indexes.runner.stop();

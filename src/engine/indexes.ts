@@ -3,6 +3,7 @@ import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { sqliteLockedHead } from '../events/log/sqlite-event-log.js';
 import { atomsProjection } from '../projections/atoms.js';
+import { conversationRevisionsProjection, conversationsProjection } from '../projections/conversations.js';
 import { documentsProjection } from '../projections/documents.js';
 import { ftsProjection } from '../projections/fts.js';
 import { graphProjection } from '../projections/graph.js';
@@ -24,6 +25,8 @@ export const engineProjections: readonly Projection[] = [
   graphProjection,
   atomsProjection,
   memoryEventsProjection,
+  conversationsProjection,
+  conversationRevisionsProjection,
 ];
 
 export interface IndexOptions {

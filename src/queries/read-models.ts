@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { ftsTableName } from '../projections/fts.js';
 import { createAtomQueries } from './atoms.js';
+import { createConversationQueries } from './conversations.js';
 import { createDocumentQueries } from './documents.js';
 import { createGraphQueries } from './graph.js';
 import { createHistoryQueries } from './history.js';
@@ -16,6 +17,7 @@ export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
     keyword: createKeywordSearch(db, () => liveTable('fts', ftsTableName)),
     graph: createGraphQueries(db, (name) => liveTable('graph', name)),
     atoms: createAtomQueries(db, (name) => liveTable('atoms', name)),
+    conversations: createConversationQueries(db, (name) => liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
     history: createHistoryQueries(db, () => liveTable('memory_events', 'memory_events')),
   };
 }

@@ -52,6 +52,10 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
       return `summary ${event.data.taskId} of session ${event.data.sessionId} committed`;
     case 'SummaryCompensated':
       return `summary ${event.data.taskId} of session ${event.data.sessionId} compensated: ${event.data.reason}`;
+    case 'SummaryFailed':
+      return `summary ${event.data.taskId} of session ${event.data.sessionId} failed: ${event.data.error}`;
+    case 'MessageCleaned':
+      return `message ${event.data.index} of session ${event.data.sessionId} cleaned of injected text`;
     case 'DecayTicked':
       return `decay tick ${event.data.tickId} as of ${event.data.asOf}: ${count(event.data.affected, 'memory', 'memories')} affected`;
     case 'ProviderFingerprintChanged':

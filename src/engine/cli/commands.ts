@@ -3,6 +3,7 @@ import { table } from './output.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
+import { conversationCommands } from './conversation-commands.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
@@ -130,4 +131,5 @@ export const commands: Readonly<Record<string, Command>> = {
   verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
   ...replayCommands,
   ...transferCommands,
+  ...conversationCommands,
 };

@@ -86,3 +86,14 @@ export function formatInjection(memories: readonly RecalledMemory[], settings: F
   const text = blocks.length === 0 ? '' : [injectionOpen, ...blocks, injectionClose].join('\n');
   return { text, included, dropped };
 }
+
+const fragment = new RegExp(`\\s*${injectionOpen}[\\s\\S]*?(?:${injectionClose.replace('/', '\\/')}|$)\\s*`, 'g');
+
+/**
+ * The text without injection blocks: older modes wrote them into the prompt's history, and a block
+ * left there would be recorded, summarized and injected again. An unclosed block runs to the end.
+ */
+export function stripInjection(text: string): string {
+  if (!text.includes(injectionOpen)) return text;
+  return text.replace(fragment, (match, offset: number) => (offset === 0 || offset + match.length === text.length ? '' : '\n')).trim();
+}

@@ -1,0 +1,46 @@
+import { ValidationError } from '../../events/errors.js';
+import type { Handler, Invocation } from './args.js';
+import { table } from './output.js';
+
+const session = (inv: Invocation): string | undefined => (typeof inv.flags.session === 'string' ? inv.flags.session : undefined);
+
+const summarize: Handler = async (engine, inv, out) => {
+  const raw = inv.positionals[0];
+  if (raw !== undefined && !/^[1-9]\d*$/.test(raw)) throw new ValidationError('n', `must be a positive integer, got "${raw}"`);
+  const sessionId = session(inv);
+  const results = await engine.conversation.summarize({
+    ...(sessionId ? { sessionId } : {}),
+    ...(raw ? { maxSegments: Number(raw) } : {}),
+  });
+  out.print(results, () =>
+    results.length === 0
+      ? 'nothing to summarize (no backlog, a summary already running, or no summarizer configured)'
+      : table([['task', 'session', 'outcome', 'error'], ...results.map((r) => [r.taskId, r.sessionId, r.state, r.error ?? null])]),
+  );
+};
+
+const reset: Handler = async (engine, inv, out) => {
+  const sessionId = session(inv);
+  if (!sessionId) throw new ValidationError('session', 'is required');
+  await engine.conversation.reset(sessionId, typeof inv.flags.reason === 'string' ? inv.flags.reason : 'reset from the command line');
+  out.print({ sessionId, reset: true }, () => `reset session ${sessionId}: its messages and the memories summarized from them are gone`);
+};
+
+const cleanup: Handler = async (engine, inv, out) => {
+  const mode = inv.positionals[0] ?? 'preview';
+  if (mode !== 'preview' && mode !== 'exec') throw new ValidationError('mode', `must be preview or exec, got "${mode}"`);
+  const result = await engine.conversation.cleanup(mode);
+  out.print(result, () =>
+    result.messages.length === 0
+      ? 'no stored message carries an injection block'
+      : `${mode === 'exec' ? 'cleaned' : 'would clean'} ${result.messages.length} message(s)\n` +
+        table([['session', 'index', 'message', 'cleaned text'], ...result.messages.map((m) => [m.sessionId, m.index, m.messageId, m.cleaned.slice(0, 60)])]),
+  );
+};
+
+/** The conversation commands of `lmem`. */
+export const conversationCommands: Readonly<Record<string, { readonly run: Handler; readonly usage: string }>> = {
+  summarize: { run: summarize, usage: 'summarize [n] [--session S]  summarize the backlog now, at most n segments per session' },
+  reset: { run: reset, usage: 'reset --session S [--reason R]  forget a session and the memories summarized from it' },
+  cleanup: { run: cleanup, usage: 'cleanup [preview|exec]     remove injection blocks older modes left in stored messages' },
+};

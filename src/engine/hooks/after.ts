@@ -1,0 +1,40 @@
+import { parseOrThrow } from '../../events/errors.js';
+import { stripInjection } from '../../queries/recall/format.js';
+import { isAllowed } from './guard.js';
+import { hookMetadata, type HookDeps } from './context.js';
+import { afterLlmResponseSchema } from './schemas.js';
+
+export interface AfterLlmResult {
+  /** stale: the user message it answers was rolled back meanwhile, so the reply was not recorded. */
+  readonly status: 'ok' | 'not_ready' | 'rejected' | 'stale';
+  readonly messageId: string | null;
+  /** The background summary this reply started, if it brought the backlog to the threshold. */
+  readonly summaryTaskId: string | null;
+}
+
+/** After the LLM answered: record the reply, and start a summary when the backlog reached the threshold. */
+export async function afterLlmResponse(deps: HookDeps, input: unknown): Promise<AfterLlmResult> {
+  const request = parseOrThrow(afterLlmResponseSchema, input);
+  const none = { messageId: null, summaryTaskId: null };
+  if (!deps.isReady()) return { status: 'not_ready', ...none };
+  const { sessionId } = request;
+  return deps.store.withSession(sessionId, async () => {
+    const state = await deps.store.state(sessionId);
+    // In a group the reply has no user of its own: it is allowed when the person it answers was.
+    const senderId = request.message.senderId ?? state.messages.at(-1)?.senderId ?? null;
+    if (!isAllowed(deps.config, { ...request, senderId })) return { status: 'rejected', ...none };
+    if (request.inReplyTo !== undefined && state.messages.at(-1)?.messageId !== request.inReplyTo) return { status: 'stale', ...none };
+    const metadata = hookMetadata(deps);
+    const messageId = request.message.messageId ?? metadata.commandId;
+    await deps.store.handle({
+      type: 'RecordMessage',
+      data: {
+        sessionId, messageId, role: 'assistant', senderId: request.message.senderId, senderName: request.message.senderName,
+        content: stripInjection(request.message.content), sentAt: request.message.sentAt ?? metadata.now,
+      },
+      metadata,
+    });
+    const context = { sessionId, chatType: request.chatType, userId: request.userId, personaId: request.personaId };
+    return { status: 'ok', messageId, summaryTaskId: await deps.runner.maybeSchedule(context) };
+  });
+}

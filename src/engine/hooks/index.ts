@@ -1,0 +1,61 @@
+import { ValidationError } from '../../events/errors.js';
+import { stripInjection } from '../../queries/recall/format.js';
+import { afterLlmResponse } from './after.js';
+import { beforeLlmRequest } from './before.js';
+import { hookMetadata, type HookDeps } from './context.js';
+import { rollBack } from './rollback.js';
+
+export type { HookDeps } from './context.js';
+export type { BeforeLlmResult } from './before.js';
+export type { AfterLlmResult } from './after.js';
+
+/** The host-facing conversation API: the two hooks around each LLM call, plus reset, summarize and cleanup. */
+export function createConversationHooks(deps: HookDeps) {
+  return {
+    beforeLlmRequest: (request: unknown) => beforeLlmRequest(deps, request),
+    afterLlmResponse: (response: unknown) => afterLlmResponse(deps, response),
+    /** Forgets the session: its messages and the memories summarized from them; a running summary is cancelled. */
+    reset: (sessionId: string, reason = 'session reset') =>
+      deps.store.withSession(sessionId, async () => {
+        if (!sessionId) throw new ValidationError('session', 'is required');
+        deps.runner.cancelSession(sessionId);
+        await rollBack(deps.store, deps.memories, { type: 'ResetSession', data: { sessionId, reason }, metadata: hookMetadata(deps) });
+      }),
+    /**
+     * Summarizes the backlog now, whatever the threshold: of one session, or of every session with
+     * one; waits for the tasks. The turn's context is unknown here: no user or persona, and the chat
+     * type is read from the window (several people: a group).
+     */
+    async summarize(options: { sessionId?: string; maxSegments?: number } = {}) {
+      await deps.catchUp();
+      const sessions = options.sessionId ? [options.sessionId] : deps.conversations.sessions().map((s) => s.sessionId);
+      const results = [];
+      for (const sessionId of sessions) {
+        const context = { sessionId, chatType: null, userId: null, personaId: null };
+        const taskId = await deps.store.withSession(sessionId, () =>
+          deps.runner.maybeSchedule(context, { force: true, ...(options.maxSegments ? { maxSegments: options.maxSegments } : {}) }),
+        );
+        if (taskId) results.push(await deps.runner.wait(taskId));
+      }
+      return results.filter((r) => r !== undefined);
+    },
+    /** Stored messages with injection blocks from older modes: listed (`preview`) or cleaned (`exec`, one event each). */
+    async cleanup(mode: 'preview' | 'exec') {
+      await deps.catchUp();
+      const found = deps.conversations.withInjectionFragments();
+      if (mode === 'exec') {
+        for (const m of found) {
+          await deps.store.withSession(m.sessionId, () =>
+            deps.store.handle({ type: 'CleanMessage', data: { sessionId: m.sessionId, messageId: m.messageId, content: stripInjection(m.content) }, metadata: hookMetadata(deps) }),
+          );
+        }
+      }
+      return { mode, messages: found.map((m) => ({ sessionId: m.sessionId, index: m.index, messageId: m.messageId, cleaned: stripInjection(m.content) })) };
+    },
+    tasks: () => deps.runner.tasks(),
+    waitForTask: (taskId: string) => deps.runner.wait(taskId),
+    cancelTask: (taskId: string) => deps.runner.cancel(taskId),
+  };
+}
+
+export type ConversationHooks = ReturnType<typeof createConversationHooks>;

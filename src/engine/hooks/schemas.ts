@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { messageRoleSchema } from '../../events/fields.js';
+import { idSchema, timestampSchema } from '../../events/metadata.js';
+
+const who = {
+  sessionId: idSchema,
+  /** The host's user (private chat) or the account the bot serves; used by scope and whitelist. */
+  userId: idSchema.nullable().default(null),
+  personaId: idSchema.nullable().default(null),
+  /** Group chats name every speaker in their summaries. */
+  chatType: z.enum(['private', 'group']).default('private'),
+};
+
+const message = z
+  .object({
+    /** The host's id for the message; made up when absent. */
+    messageId: idSchema.optional(),
+    content: z.string().max(200_000),
+    senderId: idSchema.nullable().default(null),
+    senderName: z.string().max(200).nullable().default(null),
+    /** When the host sent it; defaults to now. Hosts replaying dated conversations pass their own. */
+    sentAt: timestampSchema.optional(),
+  })
+  .strict();
+
+/** A message of the host's current history. */
+export const hostMessageSchema = z
+  .object({ messageId: idSchema.optional(), role: messageRoleSchema, content: z.string().max(200_000) })
+  .strict();
+
+/** What the host passes before it calls the LLM with a new user message. */
+export const beforeLlmRequestSchema = z
+  .object({
+    ...who,
+    message,
+    /** The last message the host still has before this one (null: none); later stored messages are rolled back. */
+    checkpointId: idSchema.nullable().optional(),
+    /** The host's history before this message; stored messages it no longer has are rolled back. */
+    history: z.array(hostMessageSchema).max(100_000).optional(),
+    topK: z.number().int().min(1).max(10).optional(),
+  })
+  .strict();
+
+/** What the host passes after the LLM answered. */
+export const afterLlmResponseSchema = z
+  .object({
+    ...who,
+    message,
+    /** The user message this reply answers; when the host rolled it back meanwhile, the reply is dropped. */
+    inReplyTo: idSchema.optional(),
+  })
+  .strict();
+
+export type BeforeLlmRequest = z.output<typeof beforeLlmRequestSchema>;
+export type AfterLlmResponse = z.output<typeof afterLlmResponseSchema>;
+
+/** A content part the host adds to this call only; it never enters the stored history. */
+export interface ExtraContentPart {
+  readonly type: 'text';
+  readonly text: string;
+}
