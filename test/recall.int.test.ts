@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHashEmbeddingProvider } from '../src/engine/embeddings/hash.js';
 import type { EmbeddingProvider } from '../src/engine/embeddings/provider.js';
-import { controllableProvider, openTestEngine, tempDir } from './support/engine.js';
+import { controllableProvider, openTestEngine, tempDir, testEnvironment } from './support/engine.js';
 
 let temp: ReturnType<typeof tempDir>;
 afterEach(() => temp?.remove());
@@ -83,6 +83,22 @@ describe('recall through the engine', () => {
     expect(access[0]?.type === 'MemoriesAccessed' && access[0].data.accesses.map((a) => a.memoryId).sort()).toEqual(['a', 'b']);
     await engine.indexes.catchUp();
     expect(engine.documents.get('a')?.accessCount).toBe(1);
+    await engine.close();
+  });
+
+  it('keeps a record (a memory with sources) after its atoms expire; drops a source-less memory whose atoms expired', async () => {
+    temp = tempDir();
+    const env = testEnvironment(Date.UTC(2026, 0, 1), 'r');
+    const engine = await openTestEngine(temp.dir, { env });
+    const source = { messageId: 'm-7', sessionId: 's1', role: 'user', senderId: 'u', senderName: 'Jo', content: 'I went hiking yesterday', at: null };
+    await engine.writeMemory({ memoryId: 'turn', text: 'Jo: I went hiking yesterday', sources: [source] });
+    await engine.writeMemory({ memoryId: 'note', text: 'Jo went hiking yesterday' });
+    // Both memories' only atom is an episode (7 days at least); a year later it has expired.
+    env.calls += 365 * 86_400;
+    const answer = await engine.recall({ query: 'hiking', scope: { mode: 'global' } });
+    expect(ids(answer)).toEqual(['turn']);
+    expect(answer.memories[0]?.facts).toEqual([]);
+    expect(answer.injection.text).toContain('Jo: I went hiking yesterday');
     await engine.close();
   });
 

@@ -77,7 +77,7 @@ export function createRecall(deps: RecallDeps) {
       const base = { memoryId: c.memoryId, text: doc.text, score: c.score, importance: doc.importance, createdAt: doc.createdAt, sessionId: doc.sessionId, facts: [] };
       return [request.explain ? { ...base, explain: c.explain } : base];
     });
-    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString());
+    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString(), (id) => indexes.sources(id).length > 0);
     deps.access.record(memories.map((m) => m.memoryId), now.toISOString());
     return { memories, injection: formatInjection(memories, settings), cacheHit: hit };
   };

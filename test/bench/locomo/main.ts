@@ -240,11 +240,12 @@ async function main(): Promise<void> {
   const atoms = results.reduce(
     (a, r) => ({
       memories: a.memories + (r.atomPolicy?.memories ?? 0),
+      expired: a.expired + (r.atomPolicy?.expired ?? 0),
       hidden: a.hidden + (r.atomPolicy?.hidden ?? 0),
       evidence: a.evidence + (r.atomPolicy?.evidence ?? 0),
-      evidenceHidden: a.evidenceHidden + (r.atomPolicy?.evidenceHidden ?? 0),
+      evidenceExpired: a.evidenceExpired + (r.atomPolicy?.evidenceExpired ?? 0),
     }),
-    { memories: 0, hidden: 0, evidence: 0, evidenceHidden: 0 },
+    { memories: 0, expired: 0, hidden: 0, evidence: 0, evidenceExpired: 0 },
   );
   const fullReturned = figures.outcomes.filter((o) => o.mode === 'full');
   const meanReturned = fullReturned.reduce((a, o) => a + o.poolCount, 0) / Math.max(1, fullReturned.length);
@@ -334,8 +335,8 @@ async function main(): Promise<void> {
     '  ev≤10 .. ev>100: evidence turns by the rank of the first memory holding them (in the top-100 pool call);',
     '  hit|text, hit|capt, hit|none: evidence turns ranked ≤10, by overlap kind above; hit|img / hit|noimg: with / without an image;',
     '  @10|1ev .. @10|3+ev: mean recall@10 of questions with 1, 2, 3+ evidence turns.',
-    `  atom policy at question time: ${atoms.hidden} of ${atoms.memories} memories (${percent(atoms.hidden / atoms.memories)}) have only expired atoms and are`,
-    `  dropped from every recall result; ${atoms.evidenceHidden} of ${atoms.evidence} evidence turns (${percent(atoms.evidenceHidden / atoms.evidence)}) are among them.`,
+    `  atom policy at question time: ${atoms.expired} of ${atoms.memories} memories (${percent(atoms.expired / atoms.memories)}) have only expired atoms, holding`,
+    `  ${atoms.evidenceExpired} of ${atoms.evidence} evidence turns; the policy drops ${atoms.hidden} of them (records, memories with sources, stay).`,
     `  full returned ${fixed(meanReturned, 2)} memories on average for its pool call (topK=${fullMaxK ?? poolSize}).`,
     '',
     lossTable(figures.losses),
