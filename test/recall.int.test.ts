@@ -102,6 +102,31 @@ describe('recall through the engine', () => {
     await engine.close();
   });
 
+  it('brings in the reply written right after a matched turn of the same session', async () => {
+    temp = tempDir();
+    const other = tempDir();
+    // Vectors down: the reply shares no word with the query, so only context can bring it in.
+    const { provider, control } = controllableProvider();
+    control.down = true;
+    const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
+    const without = await openTestEngine(other.dir, { embeddingProvider: provider, recallSettings: { contextNextWeight: 0, contextPreviousWeight: 0 } });
+    for (const e of [engine, without]) {
+      await e.writeMemory({ memoryId: 'q', text: 'Kim: how long have you been married?', sessionId: 's1' });
+      await e.writeMemory({ memoryId: 'a', text: 'Lee: five years already, time flies', sessionId: 's1' });
+      await e.writeMemory({ memoryId: 'other', text: 'Lee: five years of piano lessons', sessionId: 's2' });
+    }
+    expect(engine.indexes.documents.adjacentInSession(['q', 'a', 'other'])).toEqual(
+      new Map([['q', { previous: null, next: 'a' }], ['a', { previous: 'q', next: null }], ['other', { previous: null, next: null }]]),
+    );
+    const answer = await engine.recall({ query: 'married', scope: { mode: 'global' }, explain: true });
+    expect(ids(answer)).toEqual(['q', 'a']);
+    expect(answer.memories[1]?.explain?.bonuses.context).toBeGreaterThan(0);
+    expect(ids(await without.recall({ query: 'married', scope: { mode: 'global' } }))).toEqual(['q']);
+    await without.close();
+    await engine.close();
+    other.remove();
+  });
+
   it('refuses a bad request naming the field', async () => {
     temp = tempDir();
     const engine = await openTestEngine(temp.dir);

@@ -29,6 +29,10 @@ export interface RecallSettings {
   readonly graphHops: 1 | 2; // 1
   readonly secondHopWeight: number; // 0.4
   readonly mmrLambda: number; // 0.7
+  /** Share of a candidate's score lent to the memory written right after it in its session (its reply). */
+  readonly contextNextWeight: number; // 0.7
+  /** Share lent to the memory written right before it in its session. */
+  readonly contextPreviousWeight: number; // 0.5
   readonly routeTimeoutMs: number; // 10_000
   readonly maxInjectionChars: number; // 6000
   readonly maxMemoryChars: number; // 800
@@ -54,6 +58,8 @@ export const defaultRecallSettings: RecallSettings = {
   graphHops: 1,
   secondHopWeight: 0.4,
   mmrLambda: 0.7,
+  contextNextWeight: 0.7,
+  contextPreviousWeight: 0.5,
   routeTimeoutMs: 10_000,
   maxInjectionChars: 6000,
   maxMemoryChars: 800,
