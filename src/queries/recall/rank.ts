@@ -1,6 +1,6 @@
 import type { MemoryDocument } from '../documents.js';
 import { withConversationContext, type Adjacent, type WithContext } from './context.js';
-import { fuseRoute, type FusedScore } from './fusion.js';
+import { fuseRoute, minMaxNormalize, type FusedScore } from './fusion.js';
 import { combineRoutes, routeWeights } from './intent.js';
 import { mmrSelect } from './mmr.js';
 import { documentRoute, graphRoute, type RouteLists, type RouteSources } from './routes.js';
@@ -96,7 +96,10 @@ export async function rankCandidates(
   let pool = contextual.map((c) => ({ id: c.id, score: c.score, text: docs.get(c.id)?.text ?? '' }));
   if (reranker) pool = await rerankPool(reranker, request.query, pool, s.rerankCandidates);
   const byId = new Map(combined);
-  return mmrSelect(pool, k, s.mmrLambda).map((c) => {
+  // MMR weighs scores against similarities in [0, 1], so it sees the pool's scores on that scale too.
+  const unit = new Map(minMaxNormalize(pool).map((c) => [c.id, c.score]));
+  const picks = mmrSelect(pool.map((c) => ({ ...c, score: unit.get(c.id) ?? 0, final: c.score })), k, s.mmrLambda);
+  return picks.map(({ final, ...c }) => ({ ...c, score: final })).map((c) => {
     const parts = byId.get(c.id)?.parts;
     const explain: Explanation = {
       routes: { ...flat('document', d.parts.get(c.id)?.fused.parts), ...flat('graph', g.parts.get(c.id)?.fused.parts) },
