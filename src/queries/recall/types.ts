@@ -65,6 +65,20 @@ export const defaultRecallSettings: RecallSettings = {
   maxMemoryChars: 800,
 };
 
+/**
+ * A named settings profile for archival recall, where a question may be about any time of a long
+ * history ("when did ...", "what did ... say about ..."), rather than about what is going on now.
+ * Recency stops counting (it ranks the latest turns over the relevant old ones), MMR keeps the
+ * relevance order (near-duplicate turns are often all evidence), and BM25 counts 0.7 in the
+ * document route (exact words carry more than a small offline embedding). Measured on LoCoMo in
+ * test/bench/locomo; the defaults above stay the issue's.
+ */
+export const archivalRecallSettings: Partial<RecallSettings> = {
+  recencyWeight: 0,
+  mmrLambda: 1,
+  fusionBm25Weight: 0.7,
+};
+
 /** One ranked list from one search (BM25, vector, graph keyword, ...), best first. */
 export interface ScoredId {
   readonly id: string;

@@ -23,7 +23,7 @@ import { row, wantsJson, type BenchRow } from '../report.js';
 import { intArg, isEntryPoint, progress } from '../support.js';
 import { categoryNames, defaultDatasetPath, loadLocomo, type Conversation } from './dataset.js';
 import { collect, goalAt10, referenceFor, references, type LossRow, type RecallRow } from './metrics.js';
-import { budgetChars, poolSize, providerNames, runConversation, timedK, warmProvider, type ConversationResult, type ProviderName } from './run.js';
+import { budgetChars, poolSize, providerNames, runConversation, timedK, warmProvider, type ConversationResult, type ModeName, type ProviderName } from './run.js';
 import type { ClockMode } from './pipeline.js';
 import { alignedTable, fixed, percent } from './table.js';
 
@@ -137,11 +137,17 @@ async function worker(spec: string): Promise<void> {
 
 const seriesName = (mode: string, provider: string) => (provider === '-' ? mode : `${mode}/${provider}`);
 
+function modeLabel(mode: ModeName, fullLabel: string | undefined): string {
+  if (mode === 'full') return `full (${fullLabel ?? '?'}, issue defaults)`;
+  if (mode === 'archival') return 'full (archival profile)';
+  return mode === 'fusion' ? 'fusion (50/50 min-max)' : mode;
+}
+
 function recallTable(rows: readonly RecallRow[], fullLabels: Record<string, string>): string {
   const body = rows.map((r) => {
     const ref = r.category === 0 ? referenceFor(r.mode, r.provider) : null;
     return [
-      r.mode === 'full' ? `full (${fullLabels[r.provider] ?? '?'})` : r.mode === 'fusion' ? 'fusion (50/50 min-max)' : r.mode,
+      modeLabel(r.mode, fullLabels[r.provider]),
       r.provider,
       r.category === 0 ? 'all 1-4' : `${r.category} ${categoryNames[r.category] ?? ''}`,
       String(r.questions),
@@ -190,7 +196,7 @@ function comparisonRows(rows: readonly RecallRow[]): BenchRow[] {
     const ours = all.find((r) => r.mode === ref.mode && r.provider === ref.provider);
     if (ours) out.push(row(`${seriesName(ref.mode, ref.provider)} recall@10 vs issue: ${ref.what}`, ours.recall.at10, ref.at10, 'recall'));
   }
-  for (const r of all.filter((x) => x.mode === 'full')) {
+  for (const r of all.filter((x) => x.mode === 'full' || x.mode === 'archival')) {
     out.push(row(`${seriesName(r.mode, r.provider)} recall@10 vs goal`, r.recall.at10, goalAt10, 'recall', 1));
   }
   return out;

@@ -14,6 +14,7 @@ import { tokenize } from '../../../src/projections/text/tokenizer.js';
 import { isLiveAtom } from '../../../src/queries/recall/atom-policy.js';
 import type { Conversation, Question, Turn } from './dataset.js';
 import {
+  archivalRecall,
   benchEnvironment,
   forgetQueryVectors,
   fullRecallDetailed,
@@ -40,7 +41,7 @@ export const timedK = 10;
 export type ProviderName = 'hash' | 'use-lite';
 export const providerNames: readonly ProviderName[] = ['hash', 'use-lite'];
 /** `fusion` is the plain 50/50 min-max fusion of the issue's reference, beside `full` (the recall pipeline, or that same fusion while there is none). */
-export type ModeName = 'keyword' | 'vector' | 'fusion' | 'full';
+export type ModeName = 'keyword' | 'vector' | 'fusion' | 'full' | 'archival';
 
 export interface Recalls {
   readonly at1: number;
@@ -343,6 +344,8 @@ export async function runConversation(conversation: Conversation, options: RunOp
       fullLabels[name] = fullRecallLabel(opened);
       fullMaxK = fullRecallMaxK(opened);
       await ask('full', { retrieve: (q, k) => fullRecallDetailed(opened, q, k), prefixStable: false, maxK: fullMaxK });
+      const archival = archivalRecall(opened, env);
+      await ask('archival', { retrieve: (q, k) => fullRecallDetailed(opened, q, k, archival), prefixStable: false, maxK: fullMaxK });
     } finally {
       await engine?.close();
       rmSync(dir, { recursive: true, force: true });
