@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { documentsProjection } from '../src/projections/documents.js';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
 const cli = join(process.cwd(), 'dist/src/engine/cli/main.js');
@@ -30,7 +31,7 @@ describe('lmem', () => {
     const head = (events as unknown as { globalPosition: number }[]).at(-1)?.globalPosition;
     const status = json(['status']);
     expect(status).toMatchObject({ headPosition: head, memories: { active: 0, all: 1 }, projections: expect.arrayContaining([expect.objectContaining({ name: 'documents', checkpoint: head })]) });
-    expect(lmem(['status']).stdout).toMatch(new RegExp(`log head: ${head}[\\s\\S]*documents\\s+1\\s+1\\s+${head}\\s+0`));
+    expect(lmem(['status']).stdout).toMatch(new RegExp(`log head: ${head}[\\s\\S]*documents\\s+${documentsProjection.version}\\s+1\\s+${head}\\s+0`));
   });
 
   it('rebuilds a projection into a new generation', () => {

@@ -45,6 +45,29 @@ describe('applyAtomPolicy', () => {
   });
 });
 
+describe('applyAtomPolicy on records (memories with sources)', () => {
+  const isRecord = (id: string): boolean => id === 'm2' || id === 'm3';
+
+  it('keeps a record whose atoms all expired, with its own text and no facts', () => {
+    const kept = applyAtomPolicy(results, atomsOf, now, isRecord);
+    expect(kept.map((m) => m.memoryId)).toEqual(['m1', 'm2', 'm3']);
+    expect(kept[1]).toEqual(results[1]);
+  });
+
+  it('shows a record by its text even while some atoms are live; an atom-backed memory still shows only live facts', () => {
+    const kept = applyAtomPolicy(results, atomsOf, nowMs - 1, (id) => id === 'm2');
+    expect(kept[1]?.facts).toEqual([]);
+    expect(kept[1]?.text).toBe('小明住在南京');
+    expect(kept[0]?.facts).toEqual(['Bob works at Google', 'Bob likes tea']);
+  });
+
+  it('drops an atom-backed memory whose atoms all expired, beside a kept record', () => {
+    const onlyM1IsRecord = applyAtomPolicy(results, atomsOf, now, (id) => id === 'm1');
+    expect(onlyM1IsRecord.map((m) => m.memoryId)).toEqual(['m1', 'm3']);
+    expect(onlyM1IsRecord[0]).toEqual(results[0]);
+  });
+});
+
 describe('isLiveAtom', () => {
   it('needs status active and an expiry strictly after now', () => {
     expect(isLiveAtom(atom('x', 'active'), nowMs)).toBe(true);

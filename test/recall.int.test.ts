@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHashEmbeddingProvider } from '../src/engine/embeddings/hash.js';
 import type { EmbeddingProvider } from '../src/engine/embeddings/provider.js';
-import { controllableProvider, openTestEngine, tempDir } from './support/engine.js';
+import { controllableProvider, openTestEngine, tempDir, testEnvironment } from './support/engine.js';
 
 let temp: ReturnType<typeof tempDir>;
 afterEach(() => temp?.remove());
@@ -84,6 +84,47 @@ describe('recall through the engine', () => {
     await engine.indexes.catchUp();
     expect(engine.documents.get('a')?.accessCount).toBe(1);
     await engine.close();
+  });
+
+  it('keeps a record (a memory with sources) after its atoms expire; drops a source-less memory whose atoms expired', async () => {
+    temp = tempDir();
+    const env = testEnvironment(Date.UTC(2026, 0, 1), 'r');
+    const engine = await openTestEngine(temp.dir, { env });
+    const source = { messageId: 'm-7', sessionId: 's1', role: 'user', senderId: 'u', senderName: 'Jo', content: 'I went hiking yesterday', at: null };
+    await engine.writeMemory({ memoryId: 'turn', text: 'Jo: I went hiking yesterday', sources: [source] });
+    await engine.writeMemory({ memoryId: 'note', text: 'Jo went hiking yesterday' });
+    // Both memories' only atom is an episode (7 days at least); a year later it has expired.
+    env.calls += 365 * 86_400;
+    const answer = await engine.recall({ query: 'hiking', scope: { mode: 'global' } });
+    expect(ids(answer)).toEqual(['turn']);
+    expect(answer.memories[0]?.facts).toEqual([]);
+    expect(answer.injection.text).toContain('Jo: I went hiking yesterday');
+    await engine.close();
+  });
+
+  it('brings in the reply written right after a matched turn of the same session', async () => {
+    temp = tempDir();
+    const other = tempDir();
+    // Vectors down: the reply shares no word with the query, so only context can bring it in.
+    const { provider, control } = controllableProvider();
+    control.down = true;
+    const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
+    const without = await openTestEngine(other.dir, { embeddingProvider: provider, recallSettings: { contextNextWeight: 0, contextPreviousWeight: 0 } });
+    for (const e of [engine, without]) {
+      await e.writeMemory({ memoryId: 'q', text: 'Kim: how long have you been married?', sessionId: 's1' });
+      await e.writeMemory({ memoryId: 'a', text: 'Lee: five years already, time flies', sessionId: 's1' });
+      await e.writeMemory({ memoryId: 'other', text: 'Lee: five years of piano lessons', sessionId: 's2' });
+    }
+    expect(engine.indexes.documents.adjacentInSession(['q', 'a', 'other'])).toEqual(
+      new Map([['q', { previous: null, next: 'a' }], ['a', { previous: 'q', next: null }], ['other', { previous: null, next: null }]]),
+    );
+    const answer = await engine.recall({ query: 'married', scope: { mode: 'global' }, explain: true });
+    expect(ids(answer)).toEqual(['q', 'a']);
+    expect(answer.memories[1]?.explain?.bonuses.context).toBeGreaterThan(0);
+    expect(ids(await without.recall({ query: 'married', scope: { mode: 'global' } }))).toEqual(['q']);
+    await without.close();
+    await engine.close();
+    other.remove();
   });
 
   it('refuses a bad request naming the field', async () => {

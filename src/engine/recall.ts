@@ -4,8 +4,7 @@ import { idSchema } from '../events/metadata.js';
 import { applyAtomPolicy } from '../queries/recall/atom-policy.js';
 import { createRecallCache } from '../queries/recall/cache.js';
 import { formatInjection, type Injection } from '../queries/recall/format.js';
-import { rankCandidates, type RankedCandidate, type Reranker } from '../queries/recall/rank.js';
-import type { RouteSources } from '../queries/recall/routes.js';
+import { rankCandidates, type RankedCandidate, type RankSources, type Reranker } from '../queries/recall/rank.js';
 import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from '../queries/recall/types.js';
 import type { AccessRecorder } from './access-batcher.js';
 import type { Environment } from './clock.js';
@@ -54,11 +53,12 @@ export function createRecall(deps: RecallDeps) {
   const settings = deps.settings ?? defaultRecallSettings;
   const cache = createRecallCache<RankedCandidate[]>();
   const { indexes } = deps;
-  const sources: RouteSources = {
+  const sources: RankSources = {
     keyword: indexes.keyword,
     vectors: { search: async (q, k) => (await indexes.vectors.search(q, k)).map((h) => ({ id: h.id, score: h.score })) },
     graph: indexes.graph,
     documents: indexes.documents,
+    adjacent: (ids) => indexes.documents.adjacentInSession(ids),
     embedQuery: async (query) => {
       const [vector] = await deps.provider.embed([truncateForEmbedding(query, deps.provider.maxInputChars)]);
       if (!vector) throw new Error('the embedding provider returned no vector');
@@ -82,7 +82,7 @@ export function createRecall(deps: RecallDeps) {
       const base = { memoryId: c.memoryId, text: doc.text, score: c.score, importance: doc.importance, createdAt: doc.createdAt, sessionId: doc.sessionId, facts: [] };
       return [request.explain ? { ...base, explain: c.explain } : base];
     });
-    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString());
+    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString(), (id) => indexes.sources(id).length > 0);
     deps.access.record(memories.map((m) => m.memoryId), now.toISOString());
     return { memories, injection: formatInjection(memories, settings), cacheHit: hit };
   };

@@ -103,7 +103,7 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
 /** Memory text and metadata: the table every other read model and query starts from. */
 export const documentsProjection: Projection = {
   name: 'documents',
-  version: 1,
+  version: 2,
   tables: [{ name: 'documents', key: 'memory_id' }],
   handles: [
     'MemoryWritten',
@@ -129,6 +129,7 @@ export const documentsProjection: Projection = {
       CREATE INDEX ${t}_importance ON {documents} (json_extract(metadata, '$.importance'));
       CREATE INDEX ${t}_status ON {documents} (json_extract(metadata, '$.status'));
       CREATE INDEX ${t}_created ON {documents} (json_extract(metadata, '$.createdAt'));
+      CREATE INDEX ${t}_session_created ON {documents} (json_extract(metadata, '$.sessionId'), json_extract(metadata, '$.createdAt'));
     `);
   },
   apply(batch, tx) {

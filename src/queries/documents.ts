@@ -40,6 +40,28 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const sql = `SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id IN (${memoryIds.map(() => '?').join(', ')})`;
       return new Map(db.prepare<unknown[], Row>(sql).all(...memoryIds).map((row) => [row.memory_id, toDocument(row)]));
     },
+    /**
+     * The memories written just before and just after each given one in its session (by
+     * createdAt, then id), whatever their status; null at either end and for a memory without a
+     * session. Two indexed lookups per memory (session, createdAt).
+     */
+    adjacentInSession(memoryIds: readonly string[]): Map<string, { previous: string | null; next: string | null }> {
+      const session = `json_extract(metadata, '$.sessionId')`;
+      const created = `json_extract(metadata, '$.createdAt')`;
+      const step = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
+        db.prepare<[string, string, string], { memory_id: string }>(
+          `SELECT memory_id FROM ${table()} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
+           ORDER BY ${created} ${order}, memory_id ${order} LIMIT 1`,
+        );
+      const [before, after] = [step('<', 'DESC'), step('>', 'ASC')];
+      const out = new Map<string, { previous: string | null; next: string | null }>();
+      for (const [memoryId, doc] of this.getMany(memoryIds)) {
+        if (doc.sessionId === null) continue;
+        const at = [doc.sessionId, doc.createdAt, memoryId] as const;
+        out.set(memoryId, { previous: before.get(...at)?.memory_id ?? null, next: after.get(...at)?.memory_id ?? null });
+      }
+      return out;
+    },
     list(filter: ListFilter = {}): MemoryDocument[] {
       const where: string[] = [];
       const params: unknown[] = [];

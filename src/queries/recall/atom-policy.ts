@@ -20,20 +20,28 @@ export function isLiveAtom(atom: AtomView, nowMs: number): boolean {
 }
 
 /**
- * Atom policy over recall results, order kept: a memory with atoms shows only its live facts
- * (their contents, first occurrence of each, in `facts`); a memory whose atoms are all dead is
- * dropped; a memory without atoms is kept unchanged, with its text. `now` is a parameter.
+ * Atom policy over recall results, order kept. An atom's expiry says how long a statement stays
+ * current, not whether it was said, so the policy tells two kinds of memory apart:
+ * - a record (`isRecord`: the memory names the messages it came from, e.g. a chat turn or a
+ *   summary of a conversation) is kept unchanged, with its own text, whatever its atoms' state:
+ *   its header carries its date, and recency weighting already ranks old records down;
+ * - an atom-backed memory (no sources: it exists as the facts extracted from it) shows only its
+ *   live facts (their contents, first occurrence of each, in `facts`) and is dropped when none is
+ *   left;
+ * - a memory without atoms is kept unchanged, with its text.
+ * `now` is a parameter.
  */
 export function applyAtomPolicy<T extends RecalledMemory>(
   results: readonly T[],
   atomsOf: (memoryId: string) => readonly AtomView[],
   now: Instant,
+  isRecord: (memoryId: string) => boolean = () => false,
 ): T[] {
   const nowMs = toEpochMs(now);
   const kept: T[] = [];
   for (const result of results) {
     const atoms = atomsOf(result.memoryId);
-    if (atoms.length === 0) {
+    if (atoms.length === 0 || isRecord(result.memoryId)) {
       kept.push(result);
       continue;
     }

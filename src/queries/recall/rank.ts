@@ -1,10 +1,11 @@
 import type { MemoryDocument } from '../documents.js';
-import { fuseRoute, type FusedScore } from './fusion.js';
+import { withConversationContext, type Adjacent, type WithContext } from './context.js';
+import { fuseRoute, minMaxNormalize, type FusedScore } from './fusion.js';
 import { combineRoutes, routeWeights } from './intent.js';
 import { mmrSelect } from './mmr.js';
 import { documentRoute, graphRoute, type RouteLists, type RouteSources } from './routes.js';
-import { scopeFilter } from './scope.js';
-import type { Explanation, RecallScope, RecallSettings } from './types.js';
+import { inScope, scopeFilter, type ScopeFilter } from './scope.js';
+import type { Explanation, RecallScope, RecallSettings, ScoredId } from './types.js';
 import { finalScoreParts, recencyScore } from './weighting.js';
 
 export interface RecallRequest {
@@ -26,6 +27,9 @@ export interface RankedCandidate {
 export interface Reranker {
   rerank(query: string, documents: readonly { id: string; text: string }[]): Promise<{ id: string; score: number }[]>;
 }
+
+/** The routes' sources and, for conversation context, each memory's neighbours in its session (without it, no context). */
+export type RankSources = RouteSources & { readonly adjacent?: (memoryIds: readonly string[]) => ReadonlyMap<string, Adjacent> };
 
 const empty: RouteLists = { keyword: [], vector: [] };
 
@@ -63,7 +67,7 @@ function weighRoute(fused: Map<string, FusedScore>, docs: Map<string, MemoryDocu
 
 /** Both routes in parallel, fused, weighed, combined by intent, optionally reranked, diversified. */
 export async function rankCandidates(
-  sources: RouteSources,
+  sources: RankSources,
   request: RecallRequest,
   s: RecallSettings,
   reranker: Reranker | null = null,
@@ -86,19 +90,41 @@ export async function rankCandidates(
   const g = weighRoute(fusedGraph, docs, request.now, s);
   const weights = routeWeights(request.query, s);
   const combined = [...combineRoutes(d.scores, g.scores, weights, s.bothRoutesBonus)];
-  let pool = combined.slice(0, Math.max(limit, s.rerankCandidates)).map(([id, c]) => ({ id, score: c.score, text: docs.get(id)?.text ?? '' }));
+  const size = Math.max(limit, s.rerankCandidates);
+  const contextual = withContext(sources, combined.slice(0, size).map(([id, c]) => ({ id, score: c.score })), docs, filter, s).slice(0, size);
+  const context = new Map(contextual.map((c) => [c.id, c.context]));
+  let pool = contextual.map((c) => ({ id: c.id, score: c.score, text: docs.get(c.id)?.text ?? '' }));
   if (reranker) pool = await rerankPool(reranker, request.query, pool, s.rerankCandidates);
   const byId = new Map(combined);
-  return mmrSelect(pool, k, s.mmrLambda).map((c) => {
+  // MMR weighs scores against similarities in [0, 1], so it sees the pool's scores on that scale too.
+  const unit = new Map(minMaxNormalize(pool).map((c) => [c.id, c.score]));
+  const picks = mmrSelect(pool.map((c) => ({ ...c, score: unit.get(c.id) ?? 0, final: c.score })), k, s.mmrLambda);
+  return picks.map(({ final, ...c }) => ({ ...c, score: final })).map((c) => {
     const parts = byId.get(c.id)?.parts;
     const explain: Explanation = {
       routes: { ...flat('document', d.parts.get(c.id)?.fused.parts), ...flat('graph', g.parts.get(c.id)?.fused.parts) },
       fused: { document: d.parts.get(c.id)?.fused.fused ?? 0, graph: g.parts.get(c.id)?.fused.fused ?? 0 },
       weights: { document: weights.document, graph: weights.graph, ...flat('document', d.parts.get(c.id)?.weighted) },
-      bonuses: { bothRoutes: parts?.bothRoutes ?? 0, agreement: d.parts.get(c.id)?.fused.parts.agreement ?? 0, ...(failures.length ? { degraded: failures.length } : {}) },
+      bonuses: {
+        bothRoutes: parts?.bothRoutes ?? 0,
+        agreement: d.parts.get(c.id)?.fused.parts.agreement ?? 0,
+        context: context.get(c.id) ?? 0,
+        ...(failures.length ? { degraded: failures.length } : {}),
+      },
       final: c.score,
     };
     return { memoryId: c.id, score: c.score, explain };
+  });
+}
+
+/** Conversation context over the pool; neighbours that join it are loaded into `docs` and must be active and in scope. */
+function withContext(sources: RankSources, pool: ScoredId[], docs: Map<string, MemoryDocument>, filter: ScopeFilter, s: RecallSettings): WithContext[] {
+  if (!sources.adjacent || (s.contextNextWeight <= 0 && s.contextPreviousWeight <= 0)) return pool.map((c) => ({ ...c, context: 0 }));
+  const scored = withConversationContext(pool, sources.adjacent(pool.map((c) => c.id)), s);
+  for (const [id, doc] of sources.documents.getMany(scored.filter((c) => !docs.has(c.id)).map((c) => c.id))) docs.set(id, doc);
+  return scored.filter((c) => {
+    const doc = docs.get(c.id);
+    return doc !== undefined && doc.status === 'active' && inScope(doc, filter);
   });
 }
 

@@ -29,6 +29,10 @@ export interface RecallSettings {
   readonly graphHops: 1 | 2; // 1
   readonly secondHopWeight: number; // 0.4
   readonly mmrLambda: number; // 0.7
+  /** Share of a candidate's score lent to the memory written right after it in its session (its reply). */
+  readonly contextNextWeight: number; // 0.7
+  /** Share lent to the memory written right before it in its session. */
+  readonly contextPreviousWeight: number; // 0.5
   readonly routeTimeoutMs: number; // 10_000
   readonly maxInjectionChars: number; // 6000
   readonly maxMemoryChars: number; // 800
@@ -54,9 +58,25 @@ export const defaultRecallSettings: RecallSettings = {
   graphHops: 1,
   secondHopWeight: 0.4,
   mmrLambda: 0.7,
+  contextNextWeight: 0.7,
+  contextPreviousWeight: 0.5,
   routeTimeoutMs: 10_000,
   maxInjectionChars: 6000,
   maxMemoryChars: 800,
+};
+
+/**
+ * A named settings profile for archival recall, where a question may be about any time of a long
+ * history ("when did ...", "what did ... say about ..."), rather than about what is going on now.
+ * Recency stops counting (it ranks the latest turns over the relevant old ones), MMR keeps the
+ * relevance order (near-duplicate turns are often all evidence), and BM25 counts 0.7 in the
+ * document route (exact words carry more than a small offline embedding). Measured on LoCoMo in
+ * test/bench/locomo; the defaults above stay the issue's.
+ */
+export const archivalRecallSettings: Partial<RecallSettings> = {
+  recencyWeight: 0,
+  mmrLambda: 1,
+  fusionBm25Weight: 0.7,
 };
 
 /** One ranked list from one search (BM25, vector, graph keyword, ...), best first. */

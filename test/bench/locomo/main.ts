@@ -23,7 +23,7 @@ import { row, wantsJson, type BenchRow } from '../report.js';
 import { intArg, isEntryPoint, progress } from '../support.js';
 import { categoryNames, defaultDatasetPath, loadLocomo, type Conversation } from './dataset.js';
 import { collect, goalAt10, referenceFor, references, type LossRow, type RecallRow } from './metrics.js';
-import { budgetChars, poolSize, providerNames, runConversation, timedK, warmProvider, type ConversationResult, type ProviderName } from './run.js';
+import { budgetChars, poolSize, providerNames, runConversation, timedK, warmProvider, type ConversationResult, type ModeName, type ProviderName } from './run.js';
 import type { ClockMode } from './pipeline.js';
 import { alignedTable, fixed, percent } from './table.js';
 
@@ -137,11 +137,17 @@ async function worker(spec: string): Promise<void> {
 
 const seriesName = (mode: string, provider: string) => (provider === '-' ? mode : `${mode}/${provider}`);
 
+function modeLabel(mode: ModeName, fullLabel: string | undefined): string {
+  if (mode === 'full') return `full (${fullLabel ?? '?'}, issue defaults)`;
+  if (mode === 'archival') return 'full (archival profile)';
+  return mode === 'fusion' ? 'fusion (50/50 min-max)' : mode;
+}
+
 function recallTable(rows: readonly RecallRow[], fullLabels: Record<string, string>): string {
   const body = rows.map((r) => {
     const ref = r.category === 0 ? referenceFor(r.mode, r.provider) : null;
     return [
-      r.mode === 'full' ? `full (${fullLabels[r.provider] ?? '?'})` : r.mode === 'fusion' ? 'fusion (50/50 min-max)' : r.mode,
+      modeLabel(r.mode, fullLabels[r.provider]),
       r.provider,
       r.category === 0 ? 'all 1-4' : `${r.category} ${categoryNames[r.category] ?? ''}`,
       String(r.questions),
@@ -190,7 +196,7 @@ function comparisonRows(rows: readonly RecallRow[]): BenchRow[] {
     const ours = all.find((r) => r.mode === ref.mode && r.provider === ref.provider);
     if (ours) out.push(row(`${seriesName(ref.mode, ref.provider)} recall@10 vs issue: ${ref.what}`, ours.recall.at10, ref.at10, 'recall'));
   }
-  for (const r of all.filter((x) => x.mode === 'full')) {
+  for (const r of all.filter((x) => x.mode === 'full' || x.mode === 'archival')) {
     out.push(row(`${seriesName(r.mode, r.provider)} recall@10 vs goal`, r.recall.at10, goalAt10, 'recall', 1));
   }
   return out;
@@ -240,11 +246,12 @@ async function main(): Promise<void> {
   const atoms = results.reduce(
     (a, r) => ({
       memories: a.memories + (r.atomPolicy?.memories ?? 0),
+      expired: a.expired + (r.atomPolicy?.expired ?? 0),
       hidden: a.hidden + (r.atomPolicy?.hidden ?? 0),
       evidence: a.evidence + (r.atomPolicy?.evidence ?? 0),
-      evidenceHidden: a.evidenceHidden + (r.atomPolicy?.evidenceHidden ?? 0),
+      evidenceExpired: a.evidenceExpired + (r.atomPolicy?.evidenceExpired ?? 0),
     }),
-    { memories: 0, hidden: 0, evidence: 0, evidenceHidden: 0 },
+    { memories: 0, expired: 0, hidden: 0, evidence: 0, evidenceExpired: 0 },
   );
   const fullReturned = figures.outcomes.filter((o) => o.mode === 'full');
   const meanReturned = fullReturned.reduce((a, o) => a + o.poolCount, 0) / Math.max(1, fullReturned.length);
@@ -334,8 +341,8 @@ async function main(): Promise<void> {
     '  ev≤10 .. ev>100: evidence turns by the rank of the first memory holding them (in the top-100 pool call);',
     '  hit|text, hit|capt, hit|none: evidence turns ranked ≤10, by overlap kind above; hit|img / hit|noimg: with / without an image;',
     '  @10|1ev .. @10|3+ev: mean recall@10 of questions with 1, 2, 3+ evidence turns.',
-    `  atom policy at question time: ${atoms.hidden} of ${atoms.memories} memories (${percent(atoms.hidden / atoms.memories)}) have only expired atoms and are`,
-    `  dropped from every recall result; ${atoms.evidenceHidden} of ${atoms.evidence} evidence turns (${percent(atoms.evidenceHidden / atoms.evidence)}) are among them.`,
+    `  atom policy at question time: ${atoms.expired} of ${atoms.memories} memories (${percent(atoms.expired / atoms.memories)}) have only expired atoms, holding`,
+    `  ${atoms.evidenceExpired} of ${atoms.evidence} evidence turns; the policy drops ${atoms.hidden} of them (records, memories with sources, stay).`,
     `  full returned ${fixed(meanReturned, 2)} memories on average for its pool call (topK=${fullMaxK ?? poolSize}).`,
     '',
     lossTable(figures.losses),

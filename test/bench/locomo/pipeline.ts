@@ -5,7 +5,8 @@
  */
 import type { Environment } from '../../../src/engine/clock.js';
 import type { MemoryEngine } from '../../../src/engine/engine.js';
-import { defaultRecallSettings } from '../../../src/queries/recall/types.js';
+import { createRecall } from '../../../src/engine/recall.js';
+import { archivalRecallSettings, defaultRecallSettings } from '../../../src/queries/recall/types.js';
 import type { Conversation, Turn } from './dataset.js';
 
 /** One retrieved memory, best first. */
@@ -123,6 +124,15 @@ export async function vectorSearch(engine: MemoryEngine, question: string, k: nu
   return withTexts(engine, hits.map((hit) => hit.id));
 }
 
+/**
+ * The recall pipeline over the engine's own indexes and provider with the archival settings
+ * profile (`archivalRecallSettings`); access statistics are not recorded.
+ */
+export function archivalRecall(engine: MemoryEngine, env: Environment): RecallFn {
+  const settings = { ...defaultRecallSettings, ...archivalRecallSettings };
+  return createRecall({ indexes: engine.indexes, provider: engine.provider, env, access: { record: () => undefined }, settings }).recall;
+}
+
 /** The recall pipeline's entry point, when the engine has one (`engine.recall`, built alongside this benchmark). */
 interface RecallRequest {
   readonly query: string;
@@ -134,7 +144,7 @@ interface RecalledLike {
   readonly text?: string;
 }
 type RecallAnswer = readonly RecalledLike[] | { readonly memories: readonly RecalledLike[]; readonly injection?: { readonly included?: readonly string[] } };
-type RecallFn = (request: RecallRequest) => Promise<RecallAnswer> | RecallAnswer;
+export type RecallFn = (request: RecallRequest) => Promise<RecallAnswer> | RecallAnswer;
 
 function recallOf(engine: MemoryEngine): RecallFn | null {
   const recall = (engine as unknown as { recall?: unknown }).recall;
@@ -183,8 +193,7 @@ export interface FullRecallResult {
  * `full` with the details: `engine.recall({query, scope: global, topK: k})` when the engine has it
  * (k above maxK asks for maxK), else `fusionRecall`.
  */
-export async function fullRecallDetailed(engine: MemoryEngine, question: string, k: number): Promise<FullRecallResult> {
-  const recall = recallOf(engine);
+export async function fullRecallDetailed(engine: MemoryEngine, question: string, k: number, recall: RecallFn | null = recallOf(engine)): Promise<FullRecallResult> {
   if (!recall) return { memories: await fusionRecall(engine, question, k), injected: null };
   const answer = await recall({ query: question, scope: { mode: 'global' }, topK: Math.min(k, defaultRecallSettings.maxK) });
   const list = Array.isArray(answer) ? (answer as readonly RecalledLike[]) : (answer as { memories: readonly RecalledLike[] }).memories;

@@ -14,6 +14,7 @@ import { tokenize } from '../../../src/projections/text/tokenizer.js';
 import { isLiveAtom } from '../../../src/queries/recall/atom-policy.js';
 import type { Conversation, Question, Turn } from './dataset.js';
 import {
+  archivalRecall,
   benchEnvironment,
   forgetQueryVectors,
   fullRecallDetailed,
@@ -40,7 +41,7 @@ export const timedK = 10;
 export type ProviderName = 'hash' | 'use-lite';
 export const providerNames: readonly ProviderName[] = ['hash', 'use-lite'];
 /** `fusion` is the plain 50/50 min-max fusion of the issue's reference, beside `full` (the recall pipeline, or that same fusion while there is none). */
-export type ModeName = 'keyword' | 'vector' | 'fusion' | 'full';
+export type ModeName = 'keyword' | 'vector' | 'fusion' | 'full' | 'archival';
 
 export interface Recalls {
   readonly at1: number;
@@ -89,13 +90,15 @@ export interface IngestFigure {
   readonly embedSeconds: number;
 }
 
-/** What the recall's atom policy hides at question time: memories whose atoms have all expired are dropped. */
+/** What the recall's atom policy sees at question time: memories whose atoms have all expired, dropped only when they have no sources. */
 export interface AtomPolicyFigure {
   readonly memories: number;
+  /** Memories whose atoms have all expired, and those of them the policy drops (the ones without sources). */
+  readonly expired: number;
   readonly hidden: number;
-  /** Evidence turns of the used questions (one per question and id), and those whose memory is hidden. */
+  /** Evidence turns of the used questions (one per question and id), and those whose memory has only expired atoms. */
   readonly evidence: number;
-  readonly evidenceHidden: number;
+  readonly evidenceExpired: number;
 }
 
 export interface ConversationResult {
@@ -269,17 +272,21 @@ function profile(conversation: Conversation, q: Question, turns: ReadonlyMap<str
 }
 
 function atomPolicyFigure(engine: MemoryEngine, conversation: Conversation, memoryOf: ReadonlyMap<string, string>, nowMs: number): AtomPolicyFigure {
-  const hidden = new Set<string>();
+  const expired = new Set<string>();
+  let hidden = 0;
   for (const memoryId of memoryOf.values()) {
     const atoms = engine.indexes.atoms.ofMemory(memoryId);
-    if (atoms.length > 0 && !atoms.some((a) => isLiveAtom(a, nowMs))) hidden.add(memoryId);
+    if (atoms.length === 0 || atoms.some((a) => isLiveAtom(a, nowMs))) continue;
+    expired.add(memoryId);
+    if (engine.indexes.sources(memoryId).length === 0) hidden += 1;
   }
   const evidence = conversation.questions.flatMap((q) => q.evidence);
   return {
     memories: memoryOf.size,
-    hidden: hidden.size,
+    expired: expired.size,
+    hidden,
     evidence: evidence.length,
-    evidenceHidden: evidence.filter((id) => hidden.has(memoryOf.get(id) ?? '')).length,
+    evidenceExpired: evidence.filter((id) => expired.has(memoryOf.get(id) ?? '')).length,
   };
 }
 
@@ -337,6 +344,8 @@ export async function runConversation(conversation: Conversation, options: RunOp
       fullLabels[name] = fullRecallLabel(opened);
       fullMaxK = fullRecallMaxK(opened);
       await ask('full', { retrieve: (q, k) => fullRecallDetailed(opened, q, k), prefixStable: false, maxK: fullMaxK });
+      const archival = archivalRecall(opened, env);
+      await ask('archival', { retrieve: (q, k) => fullRecallDetailed(opened, q, k, archival), prefixStable: false, maxK: fullMaxK });
     } finally {
       await engine?.close();
       rmSync(dir, { recursive: true, force: true });
