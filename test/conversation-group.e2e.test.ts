@@ -67,9 +67,9 @@ describe('a three-day group conversation through the host hooks', () => {
       expect(stored.some((m) => m.content.includes('PINEAPPLE'))).toBe(false);
 
       const live = engine.documents.list({ status: 'active', limit: 1000 });
-      const sourcesOf = (id: string) => engine.indexes.sources(id) as { messageId: string; content: string; at: string }[];
+      const sourcesOf = (id: string) => engine.indexes.sources.of(id);
       // Memories per day segment: none spans two days, every day has some, every surviving message is in exactly one.
-      const days = live.map((m) => new Set(sourcesOf(m.memoryId).map((s) => s.at.slice(0, 10))));
+      const days = live.map((m) => new Set(sourcesOf(m.memoryId).map((s) => (s.at ?? '').slice(0, 10))));
       expect(days.every((d) => d.size === 1)).toBe(true);
       expect(new Set(days.flatMap((d) => [...d]))).toEqual(new Set(['2026-03-02', '2026-03-03', '2026-03-04']));
       expect(live.flatMap((m) => sourcesOf(m.memoryId).map((s) => s.messageId)).sort()).toEqual(stored.map((m) => m.messageId).sort());

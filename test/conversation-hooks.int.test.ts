@@ -99,7 +99,7 @@ describe('host hooks', () => {
     await engine.indexes.catchUp();
     expect(engine.indexes.conversations.session(sessionId)).toMatchObject({ messageCount: 6, lastSummarizedIndex: 6, pendingSummary: null });
     const [memory] = engine.documents.list({ status: 'active' });
-    expect((engine.indexes.sources(memory?.memoryId ?? '') as { messageId: string }[]).map((s) => s.messageId)).toEqual(['u1', 'a1', 'u2', 'a2', 'u3', 'a3']);
+    expect(engine.indexes.sources.of(memory?.memoryId ?? '').map((s) => s.messageId)).toEqual(['u1', 'a1', 'u2', 'a2', 'u3', 'a3']);
     expect(memory).toMatchObject({ sessionId, userId: 'ann', participants: ['Ann'] });
     expect(await stream(engine)).toContain('SummaryFailed');
     const rebuilt = await engine.runner.rebuild('conversations');

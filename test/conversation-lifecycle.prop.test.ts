@@ -107,7 +107,7 @@ async function checkInvariants(engine: MemoryEngine, model: readonly StoredMessa
   // No live memory has a rolled-back or reset message among its sources.
   const live = engine.documents.list({ status: 'active', limit: 10_000 });
   for (const memory of live) {
-    for (const source of engine.indexes.sources(memory.memoryId) as { messageId: string; content: string }[]) {
+    for (const source of engine.indexes.sources.of(memory.memoryId)) {
       expect(surviving.get(source.messageId)).toBe(source.content);
     }
   }

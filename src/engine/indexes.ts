@@ -65,12 +65,6 @@ export function openIndexes(options: IndexOptions) {
     runner,
     vectors,
     ...createReadModels(db, (name, table) => runner.liveTable(name, table)),
-    sources: (memoryId: string): unknown[] => {
-      const row = db.prepare(`SELECT sources FROM ${runner.liveTable('memory_sources', 'memory_sources')} WHERE memory_id = ?`).get(memoryId) as
-        | { sources: string }
-        | undefined;
-      return row ? (JSON.parse(row.sources) as unknown[]) : [];
-    },
     async catchUp(): Promise<void> {
       await runner.catchUp();
       await vectors.catchUp();

@@ -35,7 +35,7 @@ export interface RecallAnswer {
 }
 
 /** The read models a recall runs on: the live ones, or a past view's. */
-export type RecallIndexes = Pick<Indexes, 'keyword' | 'graph' | 'documents' | 'atoms'> & {
+export type RecallIndexes = Pick<Indexes, 'keyword' | 'graph' | 'documents' | 'atoms' | 'sources'> & {
   readonly vectors: Pick<Indexes['vectors'], 'search'>;
 };
 
@@ -82,7 +82,7 @@ export function createRecall(deps: RecallDeps) {
       const base = { memoryId: c.memoryId, text: doc.text, score: c.score, importance: doc.importance, createdAt: doc.createdAt, sessionId: doc.sessionId, facts: [] };
       return [request.explain ? { ...base, explain: c.explain } : base];
     });
-    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString(), (id) => indexes.sources(id).length > 0);
+    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString(), (id) => indexes.sources.has(id));
     deps.access.record(memories.map((m) => m.memoryId), now.toISOString());
     return { memories, injection: formatInjection(memories, settings), cacheHit: hit };
   };

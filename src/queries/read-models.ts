@@ -6,6 +6,7 @@ import { createDocumentQueries } from './documents.js';
 import { createGraphQueries } from './graph.js';
 import { createHistoryQueries } from './history.js';
 import { createKeywordSearch } from './keyword.js';
+import { createSourceQueries } from './sources.js';
 
 /** Resolves a projection's table to its live generation's physical name (the runner's `liveTable`). */
 export type LiveTable = (projection: string, table: string) => string;
@@ -18,6 +19,7 @@ export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
     graph: createGraphQueries(db, (name) => liveTable('graph', name)),
     atoms: createAtomQueries(db, (name) => liveTable('atoms', name)),
     conversations: createConversationQueries(db, (name) => liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
+    sources: createSourceQueries(db, () => liveTable('memory_sources', 'memory_sources')),
     history: createHistoryQueries(db, () => liveTable('memory_events', 'memory_events')),
   };
 }

@@ -211,8 +211,5 @@ export async function fullRecall(engine: MemoryEngine, question: string, k: numb
 
 /** The turn ids behind a memory: the `messageId`s of its sources. */
 export function sourceTurnIds(engine: MemoryEngine, memoryId: string): string[] {
-  return engine.indexes.sources(memoryId).flatMap((s) => {
-    const id = (s as { messageId?: unknown }).messageId;
-    return typeof id === 'string' ? [id] : [];
-  });
+  return engine.indexes.sources.of(memoryId).map((s) => s.messageId);
 }

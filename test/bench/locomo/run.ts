@@ -278,7 +278,7 @@ function atomPolicyFigure(engine: MemoryEngine, conversation: Conversation, memo
     const atoms = engine.indexes.atoms.ofMemory(memoryId);
     if (atoms.length === 0 || atoms.some((a) => isLiveAtom(a, nowMs))) continue;
     expired.add(memoryId);
-    if (engine.indexes.sources(memoryId).length === 0) hidden += 1;
+    if (!engine.indexes.sources.has(memoryId)) hidden += 1;
   }
   const evidence = conversation.questions.flatMap((q) => q.evidence);
   return {
