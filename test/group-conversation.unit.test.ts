@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createExtractiveSummarizer } from '../src/engine/llm/extractive.js';
 import { resolveSender } from '../src/engine/llm/identity.js';
-import { generateGroupConversation, maxGapInBurstMs, minQuietGapMs, type Language } from './support/group-conversation.js';
+import { generateGroupConversation, hostTurns, maxGapInBurstMs, minQuietGapMs, type Language } from './support/group-conversation.js';
 
 const time = (at: string): number => Date.parse(at);
 
@@ -71,5 +71,21 @@ describe('generated three-day group conversation', () => {
         expect(s.keyFacts).toContain(`${fact.speaker}${language === 'zh' ? '：' : ': '}${fact.text}`);
       }
     }
+  });
+
+  it.each<Language>(['en', 'zh'])('as the host sees it, the assistant answers every fifth message and each burst\'s last, before the next message (%s)', (language) => {
+    const c = generateGroupConversation({ language });
+    const turns = hostTurns(c);
+    expect(turns.map((t) => t.message)).toEqual(c.turns);
+    const answered = turns.flatMap((t, n) => (t.reply ? [n] : []));
+    expect(answered).toEqual(c.turns.map((_, n) => n).filter((n) => (n + 1) % 5 === 0 || c.bursts.some((b) => b.last === n)));
+    turns.forEach((t, n) => {
+      if (!t.reply) return;
+      expect(time(t.reply.at)).toBeGreaterThan(time(t.message.at));
+      const next = turns[n + 1];
+      if (next) expect(time(t.reply.at)).toBeLessThan(time(next.message.at));
+      expect(c.facts.some((f) => f.expected.some((word) => t.reply?.content.includes(word)))).toBe(false);
+    });
+    expect(new Set(turns.flatMap((t) => (t.reply ? [t.reply.messageId] : []))).size).toBe(answered.length);
   });
 });

@@ -60,3 +60,9 @@ export const factLines = (language: Language): readonly FactLine[] => (language 
 
 /** The small talk of a language; none of it states a fact. */
 export const smallTalk = (language: Language): readonly string[] => (language === 'zh' ? smallTalkZh : smallTalkEn);
+
+const repliesEn = ['Got it.', 'Noted, thanks.', 'Sounds good to me.', 'Happy to help with that.', 'Thanks for telling me.'];
+const repliesZh = ['好的。', '收到，谢谢。', '听起来不错。', '很乐意帮忙。', '谢谢告诉我。'];
+
+/** What the assistant answers in the chat; none of it states a fact. */
+export const assistantReplies = (language: Language): readonly string[] => (language === 'zh' ? repliesZh : repliesEn);

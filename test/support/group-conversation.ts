@@ -1,11 +1,12 @@
 import type { SummaryMessage } from '../../src/engine/llm/provider.js';
-import { factLines, smallTalk, type FactLine, type Language, type Person } from './group-conversation-lines.js';
+import { assistantReplies, factLines, smallTalk, type FactLine, type Language, type Person } from './group-conversation-lines.js';
 
 /*
  * A deterministic three-day group chat between Alice and Bob: bursts of messages (15 to 120 s
  * apart) separated by quiet gaps of 90 to 180 minutes, and nights between the days. Each person
  * writes from two platform accounts (odd bursts use the second), and nine facts are told, three a
- * day, each followed by the other person's reaction. Same options, same conversation.
+ * day, each followed by the other person's reaction. Same options, same conversation. `hostTurns`
+ * adds the assistant's replies, for tests that drive the conversation through the host hooks.
  */
 
 export type { FactLine, Language, Person } from './group-conversation-lines.js';
@@ -41,6 +42,7 @@ export interface Burst {
 export interface GroupConversation {
   readonly sessionId: string;
   readonly chatType: 'group';
+  readonly language: Language;
   readonly turns: readonly SummaryMessage[];
   readonly facts: readonly StatedFact[];
   readonly bursts: readonly Burst[];
@@ -123,5 +125,29 @@ export function generateGroupConversation(options: GroupConversationOptions = {}
   }
   const identityAliases: Record<string, Person> = {};
   for (const person of ['Alice', 'Bob'] as const) for (const { id } of groupAccounts[person]) identityAliases[id] = person;
-  return { sessionId: `group-alice-bob-${language}`, chatType: 'group', turns, facts, bursts, identityAliases };
+  return { sessionId: `group-alice-bob-${language}`, chatType: 'group', language, turns, facts, bursts, identityAliases };
+}
+
+/** A person's message as the host passes it before the LLM call, and the assistant's reply after it, if any. */
+export interface HostTurn {
+  readonly message: SummaryMessage;
+  readonly reply: { readonly messageId: string; readonly content: string; readonly at: string } | null;
+}
+
+/** Each reply comes this long after the message it answers, well before the next message (15 s at least). */
+const replyDelayMs = 5_000;
+
+/**
+ * The conversation as a host sees it: the assistant answers every `replyEvery`-th message of a
+ * burst and the last one, so each burst ends with a round and the summary threshold is reached
+ * within a day. Replies are acknowledgements (no fact), in the conversation's language.
+ */
+export function hostTurns(conversation: GroupConversation, replyEvery = 5): HostTurn[] {
+  const replies = assistantReplies(conversation.language);
+  const lastOfBurst = new Set(conversation.bursts.map((b) => b.last));
+  return conversation.turns.map((message, n) => {
+    const answered = (n + 1) % replyEvery === 0 || lastOfBurst.has(n);
+    const reply = { messageId: `r${n}`, content: replies[n % replies.length] ?? '', at: new Date(Date.parse(message.at) + replyDelayMs).toISOString() };
+    return { message, reply: answered ? reply : null };
+  });
 }

@@ -1,9 +1,11 @@
 import type { LlmProvider, Summary, SummaryRequest } from '../../src/engine/llm/provider.js';
 
 /**
- * A test stand-in for an LLM summarizer (no LLM runs here): deterministic, names the people from
- * `senderName`, keeps every message's text so recall can find it. `gate` lets a test hold a
- * summary until it decides to let it finish or fail; an abort rejects at once.
+ * A test stand-in for a summarizer, only for tests that need control no real summarizer gives:
+ * `gate` holds a summary at the "LLM" until the test lets it finish or fail (to race summaries with
+ * rollbacks, resets and shutdown, or to fail on demand); an abort rejects at once. Everything else,
+ * the end-to-end test included, summarizes with the real offline extractive summarizer. Its
+ * answer is deterministic: the people by `senderName`, and every message's text.
  */
 export function standInSummarizer(options: { gate?: (request: SummaryRequest) => Promise<void> } = {}) {
   const calls: SummaryRequest[] = [];
