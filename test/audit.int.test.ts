@@ -1,20 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stampEvents } from '../src/commands/decider.js';
 import type { MemoryEngine } from '../src/engine/engine.js';
 import { streams } from '../src/events/streams.js';
-import { openTestEngine, tempDir } from './support/engine.js';
+import { useTestEngine } from './support/engine.js';
 
-let temp: ReturnType<typeof tempDir>;
 let engine: MemoryEngine;
-
-beforeEach(async () => {
-  temp = tempDir();
-  engine = await openTestEngine(temp.dir);
-});
-afterEach(async () => {
-  await engine.close();
-  temp.remove();
-});
+useTestEngine((e) => (engine = e));
 
 const meta = (commandId: string, actor: string) => ({ commandId, now: '2026-01-02T00:00:00.000Z', actor, correlationId: `corr-${commandId}`, causationId: `cause-${commandId}` });
 

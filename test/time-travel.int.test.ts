@@ -1,20 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MemoryEngine } from '../src/engine/engine.js';
 import { ValidationError } from '../src/events/errors.js';
 import { parsePointer } from '../src/replay/pointer.js';
-import { controllableProvider, openTestEngine, tempDir } from './support/engine.js';
+import { controllableProvider, openTestEngine, tempDir, useTestEngine } from './support/engine.js';
 
-let temp: ReturnType<typeof tempDir>;
 let engine: MemoryEngine;
-
-beforeEach(async () => {
-  temp = tempDir();
-  engine = await openTestEngine(temp.dir);
-});
-afterEach(async () => {
-  await engine.close();
-  temp.remove();
-});
+useTestEngine((e) => (engine = e));
 
 describe('time travel', () => {
   it('diffs two points: added, changed with before and after, archived, forgotten', async () => {

@@ -1,22 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEmbeddingCache } from '../src/engine/embeddings/index.js';
 import type { MemoryEngine } from '../src/engine/engine.js';
 import { createTransfer } from '../src/engine/transfer.js';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
 import { maxImportBytes, maxImportEntries } from '../src/replay/transfer/format.js';
-import { openTestEngine, tempDir, testEnvironment } from './support/engine.js';
+import { openTestEngine, tempDir, testEnvironment, useTestEngine } from './support/engine.js';
 
-let temp: ReturnType<typeof tempDir>;
 let engine: MemoryEngine;
-
-beforeEach(async () => {
-  temp = tempDir();
-  engine = await openTestEngine(temp.dir);
-});
-afterEach(async () => {
-  await engine.close();
-  temp.remove();
-});
+useTestEngine((e) => (engine = e));
 
 const native = (memories: unknown[], version: unknown = 1) => JSON.stringify({ format: 'livingmemory.memories', version, exportedAt: '2026-01-01T00:00:00Z', memories });
 const texts = (e: MemoryEngine) => e.documents.list({ limit: null, status: 'active' }).map((d) => d.text).sort();

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { Environment } from '../../src/engine/clock.js';
 import { loadConfig } from '../../src/engine/config.js';
 import { createHashEmbeddingProvider } from '../../src/engine/embeddings/hash.js';
 import type { EmbeddingProvider } from '../../src/engine/embeddings/provider.js';
-import { createMemoryEngine, type EngineOptions } from '../../src/engine/engine.js';
+import { createMemoryEngine, type EngineOptions, type MemoryEngine } from '../../src/engine/engine.js';
 
 /** A clock and id source that tests control: one second and one id per call. */
 export function testEnvironment(start = Date.UTC(2026, 0, 1), prefix = 'id'): Environment & { calls: number } {
@@ -44,4 +45,19 @@ export async function openTestEngine(dir: string, options: EngineOptions = {}) {
 export function tempDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'lmem-engine-'));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Opens a fresh test engine on a temporary folder before each test and closes and removes it after. */
+export function useTestEngine(set: (engine: MemoryEngine) => void, options: EngineOptions = {}): void {
+  let temp: ReturnType<typeof tempDir> | undefined;
+  let engine: MemoryEngine | undefined;
+  beforeEach(async () => {
+    temp = tempDir();
+    engine = await openTestEngine(temp.dir, options);
+    set(engine);
+  });
+  afterEach(async () => {
+    await engine?.close();
+    temp?.remove();
+  });
 }
