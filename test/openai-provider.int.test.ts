@@ -1,40 +1,20 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAiEmbeddingProvider, EmbeddingProviderError, type OpenAiProviderOptions } from '../src/engine/embeddings/index.js';
+import { closeJsonServers, fakeTime, startJsonServer, type Handler as JsonHandler } from './support/json-server.js';
 
 const dimension = 4;
 
-interface SeenRequest {
-  readonly n: number;
-  readonly method: string;
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: { model?: string; input?: string[] };
-  readonly arrivedAt: number;
+type Handler = JsonHandler<EmbeddingRequest>;
+
+interface EmbeddingRequest {
+  model?: string;
+  input?: string[];
 }
 
-/** What the test server does with request n (1-based): answer, or never answer (`'hang'`). */
-type Handler = (request: SeenRequest, res: ServerResponse) => void | 'hang';
+const startServer = (handler: Handler, answerAfterMs?: number) => startJsonServer<EmbeddingRequest>(handler, answerAfterMs);
 
-interface TestServer {
-  readonly baseUrl: string;
-  readonly requests: SeenRequest[];
-  /** Requests being handled at once, at most; the provider must keep it at 1. */
-  readonly maxInFlight: () => number;
-  /** When each answered request's response was finished. */
-  readonly finishedAt: number[];
-}
-
-let server: Server | undefined;
-
-afterEach(async () => {
-  const s = server;
-  server = undefined;
-  if (!s) return;
-  s.closeAllConnections();
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-});
+afterEach(closeJsonServers);
 
 /** A vector that tells which input it was made for: [length, first char code, 1, 0]. */
 const vectorFor = (text: string): number[] => [text.length, text.charCodeAt(0) || 0, 1, 0];
@@ -46,53 +26,6 @@ function answer(res: ServerResponse, input: readonly string[], map: (data: { ind
 }
 
 const ok: Handler = (request, res) => answer(res, request.body.input ?? []);
-
-async function startServer(handler: Handler, answerAfterMs = 5): Promise<TestServer> {
-  const requests: SeenRequest[] = [];
-  const finishedAt: number[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  server = createServer((req, res) => {
-    inFlight += 1;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    res.on('close', () => {
-      inFlight -= 1;
-    });
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const seen: SeenRequest = {
-        n: requests.length + 1,
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as SeenRequest['body'],
-        arrivedAt: Date.now(),
-      };
-      requests.push(seen);
-      res.on('finish', () => finishedAt.push(Date.now()));
-      // A short pause, so that overlapping requests would be seen in flight together.
-      setTimeout(() => handler(seen, res), answerAfterMs);
-    });
-  });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}`, requests, finishedAt, maxInFlight: () => maxInFlight };
-}
-
-/** A clock that only moves when the provider sleeps; every requested wait is recorded. */
-function fakeTime() {
-  let t = 0;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      t += ms;
-    },
-    now: () => new Date(t),
-  };
-}
 
 const texts = (n: number): string[] => Array.from({ length: n }, (_, i) => `text ${String.fromCharCode(65 + i)}${'x'.repeat(i)}`);
 

@@ -1,4 +1,7 @@
-import { failedAnswer, parseAnswer, type Outcome } from './openai-answer.js';
+import type { Outcome } from '../http/failures.js';
+import { jsonHeaders, postJson, v1Url } from '../http/post-json.js';
+import { defaultSleep, withRetries } from '../http/retry.js';
+import { parseAnswer } from './openai-answer.js';
 import { EmbeddingProviderError, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
 export interface OpenAiProviderOptions {
@@ -51,11 +54,8 @@ export const openAiDefaults = {
   maxInputChars: 4000,
 } as const;
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function embeddingsUrl(baseUrl: string): string {
-  const root = baseUrl.replace(/\/+$/, '');
-  return root.endsWith('/v1') ? `${root}/embeddings` : `${root}/v1/embeddings`;
+  return v1Url(baseUrl, 'embeddings');
 }
 
 /**
@@ -90,28 +90,10 @@ export function createOpenAiEmbeddingProvider(options: OpenAiProviderOptions, de
   const nowMs = (): number => (deps.now ?? (() => new Date()))().getTime();
   const fetchFn = deps.fetch ?? globalThis.fetch;
   const url = embeddingsUrl(options.baseUrl);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const headers = jsonHeaders(options.apiKey);
   let requestDelayMs = o.requestDelayMs;
   let lastRequestEnd: number | undefined;
   let queue: Promise<unknown> = Promise.resolve();
-
-  const attempt = async (input: readonly string[]): Promise<Outcome> => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), o.timeoutMs);
-    try {
-      const response = await fetchFn(url, { method: 'POST', headers, body: JSON.stringify({ model: o.model, input }), signal: controller.signal });
-      const body = await response.text();
-      if (!response.ok) return failedAnswer(response.status, body, response.headers, nowMs());
-      return parseAnswer(body, response.headers, nowMs(), input.length, o.dimension);
-    } catch (error) {
-      if (controller.signal.aborted) return { ok: false, retry: true, rateLimited: false, detail: `timed out after ${o.timeoutMs} ms` };
-      const cause = (error as { cause?: { message?: string } }).cause?.message;
-      return { ok: false, retry: true, rateLimited: false, detail: `request failed: ${(error as Error).message}${cause ? ` (${cause})` : ''}` };
-    } finally {
-      clearTimeout(timer);
-    }
-  };
 
   const spaceOut = async (): Promise<void> => {
     if (lastRequestEnd === undefined) return;
@@ -119,20 +101,21 @@ export function createOpenAiEmbeddingProvider(options: OpenAiProviderOptions, de
     if (wait > 0) await sleep(wait);
   };
 
+  const attempt = async (input: readonly string[]): Promise<Outcome<Float32Array[]>> => {
+    await spaceOut();
+    const sent = await postJson({ fetch: fetchFn, url, headers, body: { model: o.model, input }, timeoutMs: o.timeoutMs, nowMs });
+    lastRequestEnd = nowMs();
+    const outcome = sent.ok ? parseAnswer(sent.value.text, sent.value.headers, nowMs(), input.length, o.dimension) : sent;
+    if (!outcome.ok && outcome.rateLimited) requestDelayMs = Math.min(o.maxRequestDelayMs, Math.max(1, requestDelayMs * 2));
+    return outcome;
+  };
+
   const embedBatch = async (input: readonly string[], label: string): Promise<Float32Array[]> => {
-    let detail = '';
-    for (let retry = 0; retry <= o.maxRetries; retry += 1) {
-      await spaceOut();
-      const outcome = await attempt(input);
-      lastRequestEnd = nowMs();
-      if (outcome.ok) return outcome.vectors;
-      detail = outcome.detail;
-      if (!outcome.retry) throw new EmbeddingProviderError('openai', `${label}: ${detail}`);
-      if (retry === o.maxRetries) break;
-      if (outcome.rateLimited) requestDelayMs = Math.min(o.maxRequestDelayMs, Math.max(1, requestDelayMs * 2));
-      await sleep(Math.min(o.maxBackoffMs, outcome.retryAfterMs ?? o.retryBaseMs * 2 ** retry));
-    }
-    throw new EmbeddingProviderError('openai', `${label} failed after ${o.maxRetries + 1} attempts; last: ${detail}`);
+    const result = await withRetries({ maxRetries: o.maxRetries, retryBaseMs: o.retryBaseMs, maxBackoffMs: o.maxBackoffMs, sleep }, () => attempt(input));
+    if (result.ok) return result.value;
+    const { failure, attempts } = result;
+    if (!failure.retry) throw new EmbeddingProviderError('openai', `${label}: ${failure.detail}`);
+    throw new EmbeddingProviderError('openai', `${label} failed after ${attempts} attempts; last: ${failure.detail}`);
   };
 
   const run = async (texts: readonly string[]): Promise<Float32Array[]> => {
