@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { atomEvents } from './atom.js';
 import { conversationEvents } from './conversation.js';
+import { erasureEvents } from './erasure.js';
 import { graphEvents } from './graph.js';
 import { memoryEvents } from './memory.js';
 import { systemEvents } from './system.js';
 
-const allEvents = [...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents] as const;
+const allEvents = [...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...erasureEvents] as const;
 
 /** Every event of the system at its current schema version, discriminated on `type`. */
 export const domainEventSchema = z.discriminatedUnion('type', allEvents);

@@ -9,4 +9,5 @@ export const streams = {
   providers: 'system-providers',
   projections: 'system-projections',
   backups: 'system-backups',
+  erasures: 'system-erasures',
 } as const;

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import type { SqliteDatabase } from '../sqlite-database.js';
+import { deriveDataKey } from './cipher.js';
+
+export type SubjectKind = 'user' | 'session' | 'persona' | 'memory' | 'stream';
+
+/** Whose content an event holds: erasing any one of an event's subjects makes its content unreadable. */
+export interface SubjectRef {
+  readonly kind: SubjectKind;
+  readonly id: string;
+}
+
+/**
+ * Subject keys in `subject_keys`, beside the log but outside it: the log's rows (and its hash
+ * chain) never change, only a key row is deleted. Key ids come from AUTOINCREMENT, so an id is never
+ * reused and a new key for an erased subject never opens what the old key sealed. `sealed_memories`
+ * remembers a memory's subjects, so events that name only the memory (updates, atoms, graph links)
+ * are sealed under the same keys.
+ */
+export function createKeystore(db: SqliteDatabase) {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS subject_keys (
+      key_id INTEGER PRIMARY KEY AUTOINCREMENT,
+      kind TEXT NOT NULL,
+      subject_id TEXT NOT NULL,
+      key BLOB NOT NULL,
+      UNIQUE (kind, subject_id)
+    );
+    CREATE TABLE IF NOT EXISTS sealed_memories (
+      memory_id TEXT PRIMARY KEY,
+      subjects TEXT NOT NULL
+    ) WITHOUT ROWID;
+  `);
+  const stmt = {
+    bySubject: db.prepare<[string, string], { keyId: number }>('SELECT key_id AS keyId FROM subject_keys WHERE kind = ? AND subject_id = ?'),
+    byId: db.prepare<[number], { key: Buffer }>('SELECT key FROM subject_keys WHERE key_id = ?'),
+    insert: db.prepare<[string, string, Buffer]>('INSERT INTO subject_keys (kind, subject_id, key) VALUES (?, ?, ?)'),
+    remove: db.prepare<[string, string], { keyId: number }>('DELETE FROM subject_keys WHERE kind = ? AND subject_id = ? RETURNING key_id AS keyId'),
+    binding: db.prepare<[string], { subjects: string }>('SELECT subjects FROM sealed_memories WHERE memory_id = ?'),
+    bind: db.prepare<[string, string]>(
+      'INSERT INTO sealed_memories (memory_id, subjects) VALUES (?, ?) ON CONFLICT (memory_id) DO UPDATE SET subjects = excluded.subjects',
+    ),
+  };
+  // Derived data keys by their key-id list; erasure clears it, so a shredded key never opens anything here again.
+  const derived = new Map<string, Buffer>();
+
+  return {
+    /** The current key id of a subject, created on first use (call inside the append transaction). */
+    keyIdFor(subject: SubjectRef): number {
+      const found = stmt.bySubject.get(subject.kind, subject.id);
+      if (found) return found.keyId;
+      return Number(stmt.insert.run(subject.kind, subject.id, randomBytes(32)).lastInsertRowid);
+    },
+    /** The data key of an event sealed under `keyIds`, or null when any of those keys is gone. */
+    dataKey(keyIds: readonly number[]): Buffer | null {
+      const cacheKey = keyIds.join(',');
+      const cached = derived.get(cacheKey);
+      if (cached) return cached;
+      const keys: Buffer[] = [];
+      for (const id of keyIds) {
+        const row = stmt.byId.get(id);
+        if (!row) return null;
+        keys.push(row.key);
+      }
+      const key = deriveDataKey(keys, keyIds);
+      derived.set(cacheKey, key);
+      return key;
+    },
+    subjectsOf(memoryId: string): SubjectRef[] | undefined {
+      const row = stmt.binding.get(memoryId);
+      return row ? (JSON.parse(row.subjects) as SubjectRef[]) : undefined;
+    },
+    bind(memoryId: string, subjects: readonly SubjectRef[]): void {
+      stmt.bind.run(memoryId, JSON.stringify(subjects));
+    },
+    /** The key id a subject has now, without creating one. */
+    currentKeyId(subject: SubjectRef): number | undefined {
+      return stmt.bySubject.get(subject.kind, subject.id)?.keyId;
+    },
+    /** Deletes the subject's key (call inside the erasure transaction); returns the key ids destroyed. */
+    shred(subject: SubjectRef): number[] {
+      const ids = stmt.remove.all(subject.kind, subject.id).map((r) => r.keyId);
+      derived.clear();
+      return ids;
+    },
+  };
+}
+
+export type Keystore = ReturnType<typeof createKeystore>;
