@@ -15,7 +15,7 @@ describe('event catalog', () => {
       'MemoryWritten', 'MemoryUpdated', 'MemoriesAccessed', 'MemoryImportanceDecayed', 'MemoryArchived', 'MemoryRestored',
       'MemoryForgotten', 'MemoriesConsolidated', 'MemoryEmbeddingFailed', 'MemoryEmbeddingRepaired', 'AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'GraphEntriesLinked',
       'DecayTicked', 'ProviderFingerprintChanged', 'ProjectionRebuildStarted', 'ProjectionRebuildCompleted',
-      'ProjectionRebuildFailed', 'BackupTaken',
+      'ProjectionRebuildFailed', 'BackupTaken', 'SubjectErased',
     ];
     expect([...eventTypes].sort()).toEqual(expected.sort());
     for (const type of eventTypes) expect(currentVersions.get(type)).toBeGreaterThanOrEqual(1);

@@ -37,6 +37,8 @@ export interface SqliteEventLog extends EventLog {
    * Crypto-shredding (ADR 19): in one transaction, appends the event `record` builds from what the
    * subject's key sealed, then deletes that key. Its content reads as erased from then on.
    */
+  /** Every stored event the subject's current key seals, opened (a scan of the log; for erasure). */
+  sealedEvents(subject: SubjectRef): Promise<RecordedEvent[]>;
   eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure) => { streamId: string; event: DomainEvent }): Promise<AppendResult & SubjectErasure>;
 }
 
@@ -58,6 +60,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     ),
     readAll: db.prepare<[number, number, number], EventRow>(
       `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
+    ),
+    sealedUnder: db.prepare<[number], EventRow>(
+      `SELECT ${columns} FROM events WHERE json_type(data, '$."$sealed".k') = 'array'
+         AND EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') WHERE value = ?) ORDER BY global_position`,
     ),
     head: db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events'),
     lastLink: db.prepare<[], { position: number; hash: string }>(
@@ -155,6 +161,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       return pollingSubscription({ readPage: async (from, limit) => readAll({ from, limit }), nextWake }, opts.from ?? 1n);
     },
     verifyChain: (opts) => verifyHashChain(db, opts),
+    async sealedEvents(subject) {
+      const keyId = keystore.currentKeyId(subject);
+      return keyId === undefined ? [] : stmt.sealedUnder.all(keyId).map(decode);
+    },
     async eraseSubject(subject, record) {
       const erase = db.transaction(() => {
         const keyId = keystore.currentKeyId(subject);
