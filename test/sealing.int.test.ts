@@ -50,7 +50,8 @@ describe('content sealed at the SQLite log boundary', () => {
     store.db.prepare('UPDATE events SET data = ? WHERE global_position = 1').run(JSON.stringify(data));
     await expect(store.log.readAll()).rejects.toThrow(CorruptEventError);
     await expect(store.log.readAll()).rejects.toThrow(/position 1.*authentication/);
-    const error = await store.log.readAll().catch((e: unknown) => e as Error);
+    const error = (await store.log.readAll().then(() => new Error('read did not fail'), (e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(CorruptEventError);
     const keys = store.db.prepare('SELECT key FROM subject_keys').pluck().all() as Buffer[];
     expect(keys.length).toBe(3);
     for (const key of keys) {

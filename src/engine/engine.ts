@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { createEmbeddingCache, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from './embeddings/index.js';
 import { openIndexes } from './indexes.js';
 import { createAccessBatcher } from './access-batcher.js';
+import { takeBackup } from './backup.js';
 import { createErasure } from './erase.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
@@ -82,6 +83,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
     /** Crypto-shreds a user, session or persona: `{ kind, id, reason }` (ADR 19). */
     eraseSubject,
+    /** Copies the whole store to `path` while it runs, and records BackupTaken. */
+    backup: (path: string) => takeBackup(db, log, env, config.actor, path),
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
     recall: recall.recall,
     flushAccess: () => access.flush(),
