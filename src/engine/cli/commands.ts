@@ -1,6 +1,7 @@
 import { ValidationError } from '../../events/errors.js';
 import type { MemoryEngine } from '../engine.js';
 import { table, type Output } from './output.js';
+import { backup, erase } from './erase-command.js';
 import { verify } from './verify-command.js';
 
 export interface Invocation {
@@ -161,5 +162,7 @@ export const commands: Readonly<Record<string, { readonly run: Handler; readonly
   search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
+  erase: { run: erase, usage: 'erase --user U|--session S|--persona P --reason R  destroy the subject\'s key; its content reads as erased' },
+  backup: { run: backup, usage: 'backup <path>              copy the store file while it runs' },
   verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
 };
