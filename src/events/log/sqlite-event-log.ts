@@ -95,6 +95,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     const last = stmt.lastLink.get();
     let position = last?.position ?? 0;
     let link = last?.hash ?? genesisHash;
+    const encode = codec.encoder();
     for (let start = 0; start < events.length; start += chunk) {
       const part = events.slice(start, start + chunk);
       const params: unknown[] = [];
@@ -103,7 +104,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
         position += 1;
         const row = {
           globalPosition: position, streamId, streamRevision: revision, eventId: metadata.eventId, type, schemaVersion,
-          data: codec.encode(type, data as Record<string, unknown>, metadata.eventId), metadata: JSON.stringify(metadata),
+          data: encode(type, data as Record<string, unknown>, metadata.eventId), metadata: JSON.stringify(metadata),
         };
         link = chainHash(link, row);
         params.push(position, streamId, revision, row.eventId, type, schemaVersion, row.data, row.metadata, link);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
 import type { SqliteDatabase } from '../sqlite-database.js';
 import { deriveDataKey } from './cipher.js';
 
@@ -13,9 +13,7 @@ export interface SubjectRef {
 /**
  * Subject keys in `subject_keys`, beside the log but outside it: the log's rows (and its hash
  * chain) never change, only a key row is deleted. Key ids come from AUTOINCREMENT, so an id is never
- * reused and a new key for an erased subject never opens what the old key sealed. `sealed_memories`
- * remembers a memory's subjects, so events that name only the memory (updates, atoms, graph links)
- * are sealed under the same keys.
+ * reused and a new key for an erased subject never opens what the old key sealed.
  */
 export function createKeystore(db: SqliteDatabase) {
   db.exec(`
@@ -26,23 +24,20 @@ export function createKeystore(db: SqliteDatabase) {
       key BLOB NOT NULL,
       UNIQUE (kind, subject_id)
     );
-    CREATE TABLE IF NOT EXISTS sealed_memories (
-      memory_id TEXT PRIMARY KEY,
-      subjects TEXT NOT NULL
-    ) WITHOUT ROWID;
   `);
   const stmt = {
     bySubject: db.prepare<[string, string], { keyId: number }>('SELECT key_id AS keyId FROM subject_keys WHERE kind = ? AND subject_id = ?'),
     byId: db.prepare<[number], { key: Buffer }>('SELECT key FROM subject_keys WHERE key_id = ?'),
     insert: db.prepare<[string, string, Buffer]>('INSERT INTO subject_keys (kind, subject_id, key) VALUES (?, ?, ?)'),
     remove: db.prepare<[string, string], { keyId: number }>('DELETE FROM subject_keys WHERE kind = ? AND subject_id = ? RETURNING key_id AS keyId'),
-    binding: db.prepare<[string], { subjects: string }>('SELECT subjects FROM sealed_memories WHERE memory_id = ?'),
-    bind: db.prepare<[string, string]>(
-      'INSERT INTO sealed_memories (memory_id, subjects) VALUES (?, ?) ON CONFLICT (memory_id) DO UPDATE SET subjects = excluded.subjects',
+    // The key ids of a memory's MemoryWritten, for the events that name only the memory.
+    memoryKeys: db.prepare<[string], { k: string | null }>(
+      `SELECT json_extract(data, '$."$sealed".k') AS k FROM events
+       WHERE stream_id = ? AND type = 'MemoryWritten' ORDER BY stream_revision DESC LIMIT 1`,
     ),
   };
   // Derived data keys by their key-id list; erasure clears it, so a shredded key never opens anything here again.
-  const derived = new Map<string, Buffer>();
+  const derived = new Map<string, KeyObject>();
 
   return {
     /** The current key id of a subject, created on first use (call inside the append transaction). */
@@ -52,7 +47,7 @@ export function createKeystore(db: SqliteDatabase) {
       return Number(stmt.insert.run(subject.kind, subject.id, randomBytes(32)).lastInsertRowid);
     },
     /** The data key of an event sealed under `keyIds`, or null when any of those keys is gone. */
-    dataKey(keyIds: readonly number[]): Buffer | null {
+    dataKey(keyIds: readonly number[]): KeyObject | null {
       const cacheKey = keyIds.join(',');
       const cached = derived.get(cacheKey);
       if (cached) return cached;
@@ -66,12 +61,10 @@ export function createKeystore(db: SqliteDatabase) {
       derived.set(cacheKey, key);
       return key;
     },
-    subjectsOf(memoryId: string): SubjectRef[] | undefined {
-      const row = stmt.binding.get(memoryId);
-      return row ? (JSON.parse(row.subjects) as SubjectRef[]) : undefined;
-    },
-    bind(memoryId: string, subjects: readonly SubjectRef[]): void {
-      stmt.bind.run(memoryId, JSON.stringify(subjects));
+    /** The key ids that sealed the memory's (last) MemoryWritten in stream `streamId`, if any. */
+    memoryKeyIds(streamId: string): number[] | undefined {
+      const k = stmt.memoryKeys.get(streamId)?.k;
+      return typeof k === 'string' ? (JSON.parse(k) as number[]) : undefined;
     },
     /** The key id a subject has now, without creating one. */
     currentKeyId(subject: SubjectRef): number | undefined {
