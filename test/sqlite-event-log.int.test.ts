@@ -6,9 +6,8 @@ import { join } from 'node:path';
 import { firstValueFrom, take, timeout, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConcurrencyError, CorruptEventError, ValidationError } from '../src/events/errors.js';
-import type { EventLog } from '../src/events/log/event-log.js';
 import { openDatabase, type SqliteDatabase } from '../src/events/log/sqlite-database.js';
-import { createSqliteEventLog } from '../src/events/log/sqlite-event-log.js';
+import { createSqliteEventLog, type SqliteEventLog } from '../src/events/log/sqlite-event-log.js';
 import { startRacers } from './support/append-race.js';
 import { eventLogContract } from './support/event-log-contract.js';
 import { raceOnce } from './support/event-log-contract-revisions.js';
@@ -19,9 +18,9 @@ interface FileLog {
   readonly dir: string;
   readonly path: string;
   readonly db: SqliteDatabase;
-  readonly log: EventLog;
+  readonly log: SqliteEventLog;
   /** Another connection to the same file, with its own log. */
-  connect(): { db: SqliteDatabase; log: EventLog };
+  connect(): { db: SqliteDatabase; log: SqliteEventLog };
   cleanup(): Promise<void>;
 }
 
@@ -29,7 +28,7 @@ interface FileLog {
 function openFileLog(): FileLog {
   const dir = mkdtempSync(join(tmpdir(), 'lmem-log-'));
   const path = join(dir, 'log.db');
-  const connections: { db: SqliteDatabase; log: EventLog }[] = [];
+  const connections: { db: SqliteDatabase; log: SqliteEventLog }[] = [];
   const connect = () => {
     const db = openDatabase(path, { synchronous: 'NORMAL' });
     const connection = { db, log: createSqliteEventLog(db, { pollIntervalMs: 20 }) };
@@ -117,6 +116,7 @@ describe('SQLite event log', () => {
     expect(all.map((e) => e.streamId)).toEqual(winners.map((_, round) => `memory-race-${round}`));
     expect(all.map((e) => e.globalPosition)).toEqual(winners.map((_, i) => BigInt(i + 1)));
     expect(await store.log.headPosition()).toBe(BigInt(rounds));
+    expect(await store.log.verifyChain()).toMatchObject({ ok: true, checked: BigInt(rounds) });
     spreads.sort((x, y) => x - y);
     console.info(`cross-process race: median start spread ${spreads[rounds >> 1]?.toFixed(3)} ms, max ${spreads.at(-1)?.toFixed(3)} ms`);
   });

@@ -40,6 +40,19 @@ describe('verify: the chain, then every projection against a fresh replay', () =
     for (const check of report.projections) expect(check).toMatchObject({ status: 'ok', position: head, replayed: check.live });
   });
 
+  it('opens and verifies a store written before the chain existed', async () => {
+    await behindTheEnginesBack(() => {
+      const db = new Database(join(dir.dir, 'livingmemory.db'));
+      db.exec('ALTER TABLE events DROP COLUMN hash');
+      db.close();
+    });
+    await engine.writeMemory({ text: 'Dave moved to Porto' });
+    const report = await verify(engine);
+    expect(report.chain).toMatchObject({ ok: true, firstBreak: null });
+    expect(report.ok).toBe(true);
+    expect(report.chain.checked).toBe(await engine.log.headPosition());
+  });
+
   it('reports a documents row changed behind the engine with both digests; the chain and the others hold', async () => {
     const table = engine.runner.liveTable('documents', 'documents');
     await behindTheEnginesBack(() => {

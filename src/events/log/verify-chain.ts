@@ -20,8 +20,9 @@ export interface ChainReport {
   readonly ok: boolean;
   /** Rows whose link was checked before the first break (all of them when ok). */
   readonly checked: bigint;
+  /** The last link found intact: the log's head when ok. */
   readonly headPosition: bigint;
-  /** The last row's stored link, hex: export it to anchor the log outside the store. */
+  /** That link's hash (hex); with headPosition, what to keep outside the store as an anchor. */
   readonly headHash: string;
   readonly firstBreak: ChainBreak | null;
 }
