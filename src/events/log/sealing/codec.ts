@@ -66,9 +66,10 @@ export function createSealingCodec(keystore: Keystore) {
       };
       const keysOfMemory = (memoryId: string): number[] => {
         const stream = streams.memory(memoryId);
-        const known = memoryKeys.get(stream) ?? keystore.memoryKeyIds(stream);
+        let known = memoryKeys.get(stream);
+        if (!known) memoryKeys.set(stream, (known = keystore.memoryKeyIds(stream) ?? []));
         // A memory whose keys are gone (erased) seals what follows under the event's own subjects only.
-        return known && keystore.dataKey(known) ? [...known] : [];
+        return known.length > 0 && keystore.dataKey(known) ? [...known] : [];
       };
       return (type: string, data: Data, eventId: string): string => {
         const spec = sealSpecs.get(type);
