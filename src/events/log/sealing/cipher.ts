@@ -51,7 +51,7 @@ export function openBytes(dataKey: KeyObject, box: SealedBox, aad: string): stri
     const decipher = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(box.iv, 'base64'));
     decipher.setAAD(Buffer.from(aad));
     decipher.setAuthTag(Buffer.from(box.tag, 'base64'));
-    return Buffer.concat([decipher.update(Buffer.from(box.ct, 'base64')), decipher.final()]).toString('utf8');
+    return decipher.update(box.ct, 'base64', 'utf8') + decipher.final('utf8');
   } catch {
     throw new SealIntegrityError('sealed content failed authentication (tampered, or sealed under another key)');
   }
