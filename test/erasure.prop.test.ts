@@ -97,6 +97,9 @@ describe('erasure by crypto-shredding', () => {
             const survivor = memories.find((m) => !erasedIds.has(m.id));
             if (survivor) expect(engine.documents.get(survivor.id)?.text).toBe(survivor.text);
 
+            // The subject comes back: a new key, readable; then incremental equals replay.
+            const back = await engine.writeMemory({ text: 'back again zqreturn', [`${kind}Id`]: target });
+            expect(engine.documents.get(back.memoryId)).toMatchObject({ status: 'active', text: 'back again zqreturn' });
             const live = await digests(engine);
             for (const p of engineProjections) await engine.runner.rebuild(p.name, 'test');
             await engine.indexes.vectors.rebuild();
