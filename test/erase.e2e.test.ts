@@ -33,6 +33,8 @@ describe('lmem erase and backup', () => {
     const events = json(['events', '--tail', '50']) as unknown as { type: string; data: Record<string, unknown> }[];
     expect(events.find((e) => e.type === 'SubjectErased')?.data).toMatchObject({ reason: 'right to be forgotten', counts: { memories: 1 } });
     expect(events.find((e) => e.data['memoryId'] === alice.memoryId && e.type === 'MemoryWritten')?.data).toMatchObject({ text: '[erased]' });
+    // Run again (as after a crash between the key's deletion and the rebuild): nothing left to shred, the rebuild runs.
+    expect(json(['erase', '--user', 'alice', '--reason', 'again'])).toMatchObject({ keyIds: [], counts: { memories: 0, events: 0 } });
     const found = json(['search', 'zqbobnote', '--scope', 'user', '--user', 'bob']) as { memories: { text: string }[] };
     expect(found.memories.map((m) => m.text)).toEqual(['Bob keeps zqbobnote in the drawer']);
   });
