@@ -107,7 +107,7 @@ describe('conversation decider', () => {
   it('cleans a stored message once', () => {
     const clean = cmd({ type: 'CleanMessage', data: { sessionId, messageId: 'm1', content: 'clean' } });
     spec.given(messages(2)).when(clean)
-      .then([{ type: 'MessageCleaned', schemaVersion: 1, data: { sessionId, messageId: 'm1', index: 1, content: 'clean' } }]);
+      .then([{ type: 'MessageCleaned', schemaVersion: 1, data: { sessionId, messageId: 'm1', index: 1, senderId: null, content: 'clean' } }]);
     spec.given(messages(2)).when(cmd({ type: 'CleanMessage', data: { sessionId, messageId: 'm1', content: 'text 1' } })).then([]);
   });
 });

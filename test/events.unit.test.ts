@@ -17,7 +17,7 @@ describe('event catalog', () => {
       'MemoryForgotten', 'MemoriesConsolidated', 'MemoryEmbeddingFailed', 'MemoryEmbeddingRepaired', 'AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'GraphEntriesLinked',
       'DecayTicked', 'ProviderFingerprintChanged', 'ProjectionRebuildStarted', 'ProjectionRebuildCompleted',
       'ProjectionRebuildFailed', 'BackupTaken',
-      'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack',
+      'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased',
     ];
     expect([...eventTypes].sort()).toEqual(expected.sort());
     for (const type of eventTypes) expect(currentVersions.get(type)).toBeGreaterThanOrEqual(1);

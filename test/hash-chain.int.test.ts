@@ -50,7 +50,7 @@ describe('the hash chain of the SQLite log', () => {
   });
 
   const tamperings: [string, string, string][] = [
-    ['one character of the data', `UPDATE events SET data = replace(data, 'text 0', 'text O') WHERE global_position = 3`, 'hash-mismatch'],
+    ['one character of the data', `UPDATE events SET data = replace(data, '"importance":0.5', '"importance":0.6') WHERE global_position = 3`, 'hash-mismatch'],
     ['the metadata', `UPDATE events SET metadata = json_set(metadata, '$.actor', 'mallory') WHERE global_position = 3`, 'hash-mismatch'],
     ['the stream id', `UPDATE events SET stream_id = 'memory-z' WHERE global_position = 3`, 'hash-mismatch'],
     ['the event id column', `UPDATE events SET event_id = 'forged' WHERE global_position = 3`, 'hash-mismatch'],
@@ -82,7 +82,7 @@ describe('the hash chain of the SQLite log', () => {
     const before = await store.log.verifyChain();
     const anchor = { position: before.headPosition, hash: before.headHash };
     expect(await store.log.verifyChain({ anchor })).toMatchObject({ ok: true });
-    store.db.exec(`UPDATE events SET data = replace(data, 'text 0', 'text O') WHERE global_position = 3`);
+    store.db.exec(`UPDATE events SET data = replace(data, '"importance":0.5', '"importance":0.6') WHERE global_position = 3`);
     relink(3);
     expect(await store.log.verifyChain()).toMatchObject({ ok: true });
     expect(await store.log.verifyChain({ anchor })).toMatchObject({ ok: false, firstBreak: { position: 6n, kind: 'anchor-mismatch' } });

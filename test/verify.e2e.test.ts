@@ -40,22 +40,25 @@ function flipOneByteOfEvent(marker: string, position: number): void {
   const needle = Buffer.from(marker);
   for (const { pageno } of pages) {
     const start = (pageno - 1) * pageSize;
-    const at = bytes.subarray(start, start + pageSize).indexOf(needle);
-    if (at < 0) continue;
-    // 'x' -> 'y' at the marker's last byte: the JSON stays valid, only the hash can tell.
-    bytes[start + at + needle.length - 1] = 'y'.charCodeAt(0);
-    writeFileSync(dbFile, bytes);
-    // A stale copy left in a page's free space would change nothing: insist the row itself changed.
-    if (storedData().includes(marker.replace(/x$/, 'y'))) return;
-    bytes[start + at + needle.length - 1] = 'x'.charCodeAt(0);
-    writeFileSync(dbFile, bytes);
+    const page = bytes.subarray(start, start + pageSize);
+    // Every occurrence: other events of the same write carry the marker too.
+    for (let at = page.indexOf(needle); at >= 0; at = page.indexOf(needle, at + 1)) {
+      // 'x' -> 'y' at the marker's last byte: the JSON stays valid, only the hash can tell.
+      bytes[start + at + needle.length - 1] = 'y'.charCodeAt(0);
+      writeFileSync(dbFile, bytes);
+      // A stale copy left in a page's free space would change nothing: insist the row itself changed.
+      if (storedData().includes(marker.replace(/x$/, 'y'))) return;
+      bytes[start + at + needle.length - 1] = 'x'.charCodeAt(0);
+      writeFileSync(dbFile, bytes);
+    }
   }
   throw new Error(`marker ${marker} not found in the rows of the events table`);
 }
 
 describe('lmem verify', () => {
   it('passes a sound store, then finds one byte changed in an event at its position', () => {
-    const added = JSON.parse(lmem(['add', 'The door code is tamper-marker-x', '--json']).stdout) as { position: number };
+    // The text is sealed in the log (ADR 19); the session id is stored in clear, in each event of the write.
+    const added = JSON.parse(lmem(['add', 'The door code is 1234', '--session', 'tamper-marker-x', '--json']).stdout) as { position: number };
     lmem(['add', 'Bob rides his bike']);
     const sound = lmem(['verify']);
     expect(sound.code, sound.stderr).toBe(0);

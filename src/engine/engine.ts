@@ -7,6 +7,8 @@ import type { Config } from './config.js';
 import { createEmbeddingCache, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from './embeddings/index.js';
 import { openIndexes } from './indexes.js';
 import { createAccessBatcher } from './access-batcher.js';
+import { takeBackup } from './backup.js';
+import { createErasure } from './erase.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
 import { createReranker } from './rerank.js';
@@ -74,6 +76,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
       }, 'stream_exists'),
   });
+  const eraseSubject = createErasure({
+    db, log, env, indexes, provider, cache, defaultActor: config.actor, invalidate: () => recall.invalidate(),
+  });
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
 
@@ -111,6 +116,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
+    /** Crypto-shreds a user, session or persona: `{ kind, id, reason }` (ADR 19). */
+    eraseSubject,
+    /** Copies the whole store to `path` while it runs, and records BackupTaken. */
+    backup: (path: string) => takeBackup(db, log, env, config.actor, path),
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
     recall: recall.recall,
     flushAccess: () => access.flush(),

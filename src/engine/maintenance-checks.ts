@@ -25,12 +25,12 @@ const symmetricDifference = (a: ReadonlySet<string>, b: ReadonlySet<string>): nu
 export function checkConsistency(db: SqliteDatabase, indexes: Indexes): ConsistencyReport {
   const t = (projection: string, table: string) => indexes.runner.liveTable(projection, table);
   const live = new Set(
-    column(db, `SELECT memory_id FROM ${t('documents', 'documents')} WHERE json_extract(metadata, '$.status') != 'forgotten'`),
+    column(db, `SELECT memory_id FROM ${t('documents', 'documents')} WHERE json_extract(metadata, '$.status') NOT IN ('forgotten', 'erased')`),
   );
   const fts = new Set(column(db, `SELECT memory_id FROM ${t('fts', 'livingmemory_memories_fts')}`));
   const vectorIds = new Set([...indexes.vectors.ids(), ...indexes.vectors.pending().keys()]);
   const graphMemories = new Set(column(db, `SELECT DISTINCT memory_id FROM ${t('graph', 'graph_entries')}`));
-  const atomMemories = column(db, `SELECT DISTINCT memory_id FROM ${t('atoms', 'memory_atoms')} WHERE status != 'forgotten'`);
+  const atomMemories = column(db, `SELECT DISTINCT memory_id FROM ${t('atoms', 'memory_atoms')} WHERE status NOT IN ('forgotten', 'erased')`);
   return {
     documents: live.size,
     fts: fts.size,

@@ -52,7 +52,7 @@ export function createMaintenance(deps: MaintenanceDeps) {
   const liveTexts = (): { memoryId: string; text: string }[] =>
     deps.db
       .prepare(`SELECT memory_id AS memoryId, text FROM ${indexes.runner.liveTable('documents', 'documents')}
-        WHERE json_extract(metadata, '$.status') != 'forgotten' ORDER BY memory_id`)
+        WHERE json_extract(metadata, '$.status') NOT IN ('forgotten', 'erased') ORDER BY memory_id`)
       .all() as { memoryId: string; text: string }[];
 
   /** Embeds every live memory (the cache makes repeats free) and replays the vector index into a shadow. */

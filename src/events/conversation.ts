@@ -81,7 +81,8 @@ export const summaryFailed = defineEvent(
 export const messageCleaned = defineEvent(
   'MessageCleaned',
   1,
-  z.object({ sessionId: idSchema, messageId: idSchema, index, content: z.string() }),
+  // The sender is named so the cleaned text is sealed under the same keys as the message (ADR 19).
+  z.object({ sessionId: idSchema, messageId: idSchema, index, senderId: optionalId, content: z.string() }),
 );
 
 export const conversationEvents = [

@@ -11,6 +11,8 @@ export const eventMetadataSchema = z
     correlationId: idSchema,
     causationId: idSchema,
     actor: z.string().min(1).max(200),
+    /** Set by the log on read when the event's sealed content could not be opened: its subject was erased (ADR 19). */
+    erased: z.literal(true).optional(),
   })
   .strict();
 

@@ -10,4 +10,5 @@ export const streams = {
   projections: 'system-projections',
   backups: 'system-backups',
   imports: 'system-imports',
+  erasures: 'system-erasures',
 } as const;

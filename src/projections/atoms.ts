@@ -68,27 +68,35 @@ function insertAtom(tx: ProjectionTx, e: RecordedEvent<Extracted>): void {
 /** Forgetting is final: the content leaves the read model (as in `documents`), the row stays as a tombstone. */
 function forgetAtoms(tx: ProjectionTx, where: 'atom_id' | 'memory_id', id: string, at: string): void {
   const rows = tx.all<{ fts_rowid: number | null }>(
-    `SELECT fts_rowid FROM {memory_atoms} WHERE ${where} = ? AND status <> 'forgotten' ORDER BY atom_id`,
+    `SELECT fts_rowid FROM {memory_atoms} WHERE ${where} = ? AND status NOT IN ('forgotten', 'erased') ORDER BY atom_id`,
     id,
   );
   for (const row of rows) if (row.fts_rowid !== null) tx.run('DELETE FROM {memory_atoms_fts} WHERE rowid = ?', row.fts_rowid);
   tx.run(
     `UPDATE {memory_atoms} SET status = 'forgotten', content = '', content_key = '', entities = '[]', fts_rowid = NULL,
-       updated_at = ? WHERE ${where} = ? AND status <> 'forgotten'`,
+       updated_at = ? WHERE ${where} = ? AND status NOT IN ('forgotten', 'erased')`,
     at,
     id,
   );
 }
 
+function eraseAtom(tx: ProjectionTx, atomId: string): void {
+  tx.run('DELETE FROM {memory_atoms_fts} WHERE rowid = (SELECT fts_rowid FROM {memory_atoms} WHERE atom_id = ?)', atomId);
+  tx.run(`UPDATE {memory_atoms} SET status = 'erased', content = '', content_key = '', entities = '[]', fts_rowid = NULL WHERE atom_id = ?`, atomId);
+}
+
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'AtomExtracted':
-      return insertAtom(tx, e);
+      insertAtom(tx, e);
+      // Its subject was erased (ADR 19): the row stays as a tombstone without content, as a forgotten atom's does.
+      if (e.metadata.erased) eraseAtom(tx, e.data.atomId);
+      return;
     case 'AtomReinforced':
       // The count is absolute (the engine's count after this reinforcement), so a replay cannot drift.
       tx.run(
         `UPDATE {memory_atoms} SET reinforcement_count = ?, expires_at = ?, updated_at = ?
-         WHERE atom_id = ? AND status <> 'forgotten'`,
+         WHERE atom_id = ? AND status NOT IN ('forgotten', 'erased')`,
         e.data.reinforcementCount,
         utc(e.data.expiresAt),
         e.metadata.occurredAt,
@@ -98,7 +106,7 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
     case 'AtomStateChanged':
       if (e.data.to === 'forgotten') return forgetAtoms(tx, 'atom_id', e.data.atomId, e.metadata.occurredAt);
       tx.run(
-        `UPDATE {memory_atoms} SET status = ?, superseded_by = ?, updated_at = ? WHERE atom_id = ? AND status <> 'forgotten'`,
+        `UPDATE {memory_atoms} SET status = ?, superseded_by = ?, updated_at = ? WHERE atom_id = ? AND status NOT IN ('forgotten', 'erased')`,
         e.data.to,
         e.data.supersededBy,
         e.metadata.occurredAt,

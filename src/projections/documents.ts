@@ -8,7 +8,7 @@ export interface DocumentMetadata {
   personaId: string | null;
   userId: string | null;
   importance: number;
-  status: 'active' | 'archived' | 'forgotten';
+  status: 'active' | 'archived' | 'forgotten' | 'erased';
   createdAt: string;
   updatedAt: string;
   topics: string[];
@@ -31,7 +31,8 @@ export function writtenMetadata(e: EventOf<'MemoryWritten'>): DocumentMetadata {
     personaId: d.personaId,
     userId: d.userId,
     importance: d.importance,
-    status: 'active',
+    // Its subject was erased (ADR 19): the row shows it, text and labels read as erased.
+    status: e.metadata.erased ? 'erased' : 'active',
     createdAt: e.metadata.occurredAt,
     updatedAt: e.metadata.occurredAt,
     topics: d.topics,
@@ -50,6 +51,8 @@ function patchMetadata(tx: ProjectionTx, memoryId: string, event: RecordedEvent,
   if (!row) return;
   const meta = JSON.parse(row.metadata) as DocumentMetadata;
   const next = { ...meta, updatedAt: event.metadata.occurredAt, ...patch(meta, event) };
+  // Erasure is final: no later status change brings an erased memory back.
+  if (meta.status === 'erased') next.status = 'erased';
   tx.run(
     'UPDATE {documents} SET text = coalesce(?, text), metadata = ?, last_position = ? WHERE memory_id = ?',
     text ?? null,

@@ -50,9 +50,11 @@ function forgotten(tx: ProjectionTx, memoryId: string): void {
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'MemoryWritten':
-      return written(tx, e);
+      // An erased memory (ADR 19) has nothing to search.
+      return e.metadata.erased ? undefined : written(tx, e);
     case 'MemoryUpdated': {
       const { text } = e.data.changes;
+      if (e.metadata.erased) return forgotten(tx, e.data.memoryId);
       if (text !== undefined) setColumn(tx, e.data.memoryId, 'tokens', toFtsDocument(text));
       return;
     }

@@ -74,6 +74,8 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
       return `import ${event.data.importId} completed (${count(event.data.written, 'memory', 'memories')})`;
     case 'MemoriesImportRolledBack':
       return `import ${event.data.importId} rolled back: ${event.data.reason}`;
+    case 'SubjectErased':
+      return `${event.data.subject.kind} ${event.data.subject.id} erased: ${event.data.reason} (${count(event.data.counts.memories, 'memory', 'memories')}, ${count(event.data.counts.messages, 'message')})`;
     default: {
       const unknown: never = event;
       throw new Error(`no description for ${(unknown as { type: string }).type}`);

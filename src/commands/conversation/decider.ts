@@ -56,7 +56,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'CleanMessage': {
       const message = state.messages.find((m) => m.messageId === command.data.messageId);
       if (!message || message.content === command.data.content) return [];
-      return [{ type: 'MessageCleaned', schemaVersion: 1, data: { sessionId, messageId: message.messageId, index: message.index, content: command.data.content } }];
+      return [{ type: 'MessageCleaned', schemaVersion: 1, data: { sessionId, messageId: message.messageId, index: message.index, senderId: message.senderId, content: command.data.content } }];
     }
     default:
       return assertNever(command);

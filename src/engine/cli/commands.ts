@@ -1,9 +1,10 @@
 import { list, number, position, required, str, type Command, type Handler } from './args.js';
+import { conversationCommands } from './conversation-commands.js';
+import { backup, erase } from './erase-command.js';
 import { table } from './output.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
-import { conversationCommands } from './conversation-commands.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
@@ -128,6 +129,8 @@ export const commands: Readonly<Record<string, Command>> = {
   search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
+  erase: { run: erase, usage: 'erase --user U|--session S|--persona P --reason R  destroy the subject\'s key; its content reads as erased' },
+  backup: { run: backup, usage: 'backup <path>              copy the store file while it runs' },
   verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
   ...replayCommands,
   ...transferCommands,

@@ -9,6 +9,8 @@ export interface EmbeddingCache {
   put(fpKey: string, hash: string, vector: Float32Array): void;
   /** Many puts in one transaction. */
   putMany(fpKey: string, entries: Iterable<readonly [hash: string, vector: Float32Array]>): void;
+  /** Deletes these hashes under every fingerprint (erasure); returns how many rows went. */
+  forget(hashes: readonly string[]): number;
 }
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -45,6 +47,7 @@ export function createEmbeddingCache(db: SqliteDatabase): EmbeddingCache {
   const upsert = db.prepare<[string, string, Buffer]>(
     'INSERT INTO embedding_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (fingerprint, content_hash) DO UPDATE SET vector = excluded.vector',
   );
+  const remove = db.prepare<[string]>('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))');
   const putAll = db.transaction((fpKey: string, entries: Iterable<readonly [string, Float32Array]>) => {
     for (const [hash, vector] of entries) upsert.run(fpKey, hash, vectorToBuffer(vector));
   });
@@ -70,6 +73,9 @@ export function createEmbeddingCache(db: SqliteDatabase): EmbeddingCache {
     },
     putMany(fpKey, entries) {
       putAll(fpKey, entries);
+    },
+    forget(hashes) {
+      return hashes.length === 0 ? 0 : remove.run(JSON.stringify(hashes)).changes;
     },
   };
 }

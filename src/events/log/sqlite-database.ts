@@ -17,5 +17,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
   db.pragma('busy_timeout = 10000');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma('foreign_keys = ON');
+  // Deleted rows and freed pages are overwritten with zeros, so an erased subject's plaintext leaves the file (ADR 19).
+  db.pragma('secure_delete = ON');
   return db;
 }

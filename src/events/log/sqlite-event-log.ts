@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../catalog.js';
 import { ConcurrencyError, ValidationError } from '../errors.js';
+import { streams } from '../streams.js';
 import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, RecordedEvent } from './event-log.js';
 import { checkExpectedRevision } from './expected-revision.js';
 import type { Statement } from 'better-sqlite3';
@@ -7,6 +8,9 @@ import type { SqliteDatabase } from './sqlite-database.js';
 import { chainHash, genesisHash } from './hash-chain.js';
 import { ensureHashChain } from './sqlite-chain-schema.js';
 import { createLogSchema } from './sqlite-schema.js';
+import { createSealingCodec } from './sealing/codec.js';
+import { createKeystore, type SubjectRef } from './sealing/keystore.js';
+import { countSealedUnder, type SubjectErasure } from './sealing/shred.js';
 import { pollingSubscription } from './subscription.js';
 import { decodeStoredEvent, validateNewEvent, type StoredRow } from './validate.js';
 import { verifyHashChain, type ChainReport, type VerifyChainOptions } from './verify-chain.js';
@@ -29,12 +33,21 @@ export interface SqliteEventLogOptions {
 export interface SqliteEventLog extends EventLog {
   /** Walks the whole log in pages and reports its first broken link, if any. */
   verifyChain(options?: VerifyChainOptions): Promise<ChainReport>;
+  /**
+   * Crypto-shredding (ADR 19): in one transaction, appends the event `record` builds from what the
+   * subject's key sealed, then deletes that key. Its content reads as erased from then on.
+   */
+  /** Every stored event the subject's current key seals, opened (a scan of the log; for erasure). */
+  sealedEvents(subject: SubjectRef): Promise<RecordedEvent[]>;
+  eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure) => { streamId: string; event: DomainEvent }): Promise<AppendResult & SubjectErasure>;
 }
 
 /** The embedded log over an open database; the caller owns (and closes) the database. */
 export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLogOptions = {}): SqliteEventLog {
   createLogSchema(db);
   ensureHashChain(db);
+  const keystore = createKeystore(db);
+  const codec = createSealingCodec(keystore);
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const waiters = new Set<() => void>();
   const wakeAll = () => [...waiters].forEach((wake) => wake());
@@ -47,6 +60,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     ),
     readAll: db.prepare<[number, number, number], EventRow>(
       `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
+    ),
+    sealedUnder: db.prepare<[number], EventRow>(
+      `SELECT ${columns} FROM events WHERE json_type(data, '$."$sealed".k') = 'array'
+         AND EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') WHERE value = ?) ORDER BY global_position`,
     ),
     head: db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events'),
     lastLink: db.prepare<[], { position: number; hash: string }>(
@@ -78,6 +95,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     const last = stmt.lastLink.get();
     let position = last?.position ?? 0;
     let link = last?.hash ?? genesisHash;
+    const encode = codec.encoder();
     for (let start = 0; start < events.length; start += chunk) {
       const part = events.slice(start, start + chunk);
       const params: unknown[] = [];
@@ -86,7 +104,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
         position += 1;
         const row = {
           globalPosition: position, streamId, streamRevision: revision, eventId: metadata.eventId, type, schemaVersion,
-          data: JSON.stringify(data), metadata: JSON.stringify(metadata),
+          data: encode(type, data as Record<string, unknown>, metadata.eventId), metadata: JSON.stringify(metadata),
         };
         link = chainHash(link, row);
         params.push(position, streamId, revision, row.eventId, type, schemaVersion, row.data, row.metadata, link);
@@ -101,7 +119,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
   });
 
   const decode = (row: EventRow): RecordedEvent => ({
-    ...decodeStoredEvent(row, BigInt(row.globalPosition)),
+    ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore),
     streamId: row.streamId,
     streamRevision: BigInt(row.streamRevision),
     globalPosition: BigInt(row.globalPosition),
@@ -144,6 +162,23 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       return pollingSubscription({ readPage: async (from, limit) => readAll({ from, limit }), nextWake }, opts.from ?? 1n);
     },
     verifyChain: (opts) => verifyHashChain(db, opts),
+    async sealedEvents(subject) {
+      const keyId = keystore.currentKeyId(subject);
+      return keyId === undefined ? [] : stmt.sealedUnder.all(keyId).map(decode);
+    },
+    async eraseSubject(subject, record) {
+      const erase = db.transaction(() => {
+        const keyId = keystore.currentKeyId(subject);
+        const erasure: SubjectErasure = { subject, keyId, counts: countSealedUnder(db, keyId) };
+        const { streamId, event } = record(erasure);
+        const appended = appendTx(streamId, [validateNewEvent(event, 0)], 'any');
+        keystore.shred(subject);
+        return { ...appended, ...erasure };
+      });
+      const result = runAppend(() => erase.immediate(), streams.erasures);
+      wakeAll();
+      return result;
+    },
     async close() {
       wakeAll();
     },

@@ -1,10 +1,14 @@
 import { domainEventSchema, currentVersions, type DomainEvent } from '../catalog.js';
-import { CorruptEventError, parseOrThrow } from '../errors.js';
+import { CorruptEventError, ValidationError, parseOrThrow } from '../errors.js';
 import { upcast } from '../upcasters.js';
+import { openData } from './sealing/codec.js';
+import type { Keystore } from './sealing/keystore.js';
 
 /** Checks an event before it is written; a failure names the field and nothing is appended. */
 export function validateNewEvent(event: unknown, index: number): DomainEvent {
-  return parseOrThrow(domainEventSchema, event, `events.${index}`);
+  const valid = parseOrThrow(domainEventSchema, event, `events.${index}`);
+  if (valid.metadata.erased !== undefined) throw new ValidationError(`events.${index}.metadata.erased`, 'is set by the log on read, never written');
+  return valid;
 }
 
 export interface StoredRow {
@@ -14,12 +18,18 @@ export interface StoredRow {
   readonly metadata: string;
 }
 
-/** Reads a stored row as a current event: parse, upcast, validate; any failure names the position. */
-export function decodeStoredEvent(row: StoredRow, position: bigint): DomainEvent {
+/**
+ * Reads a stored row as a current event: parse, open its sealed content (ADR 19), upcast,
+ * validate; any failure names the position. Content whose key is gone reads as erased and the
+ * event's metadata says `erased: true`; without a keystore every sealed field reads as erased.
+ */
+export function decodeStoredEvent(row: StoredRow, position: bigint, keystore: Keystore | null = null): DomainEvent {
   try {
-    const stored = { type: row.type, schemaVersion: row.schemaVersion, data: JSON.parse(row.data) as unknown };
+    const metadata = JSON.parse(row.metadata) as { eventId?: unknown };
+    const opened = openData(row.type, JSON.parse(row.data) as Record<string, unknown>, String(metadata.eventId), keystore);
+    const stored = { type: row.type, schemaVersion: row.schemaVersion, data: opened.data as unknown };
     const current = currentVersions.get(row.type) === row.schemaVersion ? stored : upcast(stored);
-    return parseOrThrow(domainEventSchema, { ...current, metadata: JSON.parse(row.metadata) as unknown });
+    return parseOrThrow(domainEventSchema, { ...current, metadata: opened.erased ? { ...metadata, erased: true } : metadata });
   } catch (error) {
     throw new CorruptEventError(position, error instanceof Error ? error.message : String(error));
   }

@@ -48,7 +48,12 @@ export function applyVectorPage(gen: VectorGeneration, page: readonly RecordedEv
         gen.pending.set(memoryId, key);
       }
     };
-    if (event.type === 'MemoryWritten') embed(event.data.memoryId, source.keyOf(event.data.text));
+    const erased = event.metadata.erased === true && (event.type === 'MemoryWritten' || event.type === 'MemoryUpdated');
+    // An erased memory (ADR 19) keeps no vector: an embedding says something about its text.
+    if (erased) {
+      gen.index.removeMany([event.data.memoryId]);
+      gen.pending.delete(event.data.memoryId);
+    } else if (event.type === 'MemoryWritten') embed(event.data.memoryId, source.keyOf(event.data.text));
     else if (event.type === 'MemoryUpdated' && event.data.changes.text !== undefined) {
       embed(event.data.memoryId, source.keyOf(event.data.changes.text));
     } else if (event.type === 'MemoryEmbeddingRepaired') {

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { EventLog } from '../events/log/event-log.js';
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { streams } from '../events/streams.js';
+import type { Environment } from './clock.js';
+import { recordEvent } from './system-events.js';
+
+export interface BackupReceipt {
+  readonly backupId: string;
+  readonly path: string;
+  /** The log's head when the copy started: the copy holds at least this much of the log. */
+  readonly position: bigint;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/**
+ * An online copy of the whole SQLite file (SQLite's backup API, consistent while writers go on),
+ * recorded as BackupTaken. It holds sealed events and whatever the read models hold at that time:
+ * a copy taken before an erasure still has the erased plaintext (ADR 19).
+ */
+export async function takeBackup(db: SqliteDatabase, log: EventLog, env: Environment, actor: string, path: string): Promise<BackupReceipt> {
+  const position = await log.headPosition();
+  await db.backup(path);
+  const content = readFileSync(path);
+  const receipt = { backupId: env.newId(), path, position, bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') };
+  await recordEvent(log, env, actor, streams.backups, {
+    type: 'BackupTaken',
+    schemaVersion: 1,
+    data: { ...receipt, position: position.toString() },
+  });
+  return receipt;
+}

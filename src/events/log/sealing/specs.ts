@@ -1,0 +1,58 @@
+import type { SubjectRef } from './keystore.js';
+
+type Data = Record<string, unknown>;
+
+/**
+ * How one event type is sealed: its content fields (dotted paths into `data`) with the value each
+ * reads as once its key is gone, and the subjects whose keys seal it. Everything else in the event
+ * (ids, scope, numbers, times) stays in clear for the audit and for the projections' keys.
+ */
+export interface SealSpec {
+  readonly fields: Readonly<Record<string, unknown>>;
+  /** The keys of `fields`, in their order. */
+  readonly paths: readonly string[];
+  /** The subjects the event names itself. */
+  subjects(data: Data): SubjectRef[];
+  /** Also sealed under every key of the memory's MemoryWritten (updates, atoms, graph links of a memory). */
+  readonly ofMemory?: boolean;
+}
+
+/** The text an erased content field reads as. */
+export const erasedText = '[erased]';
+
+const id = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
+
+function scoped(data: Data, kinds: readonly ['user' | 'session' | 'persona', string][]): SubjectRef[] {
+  return kinds.flatMap(([kind, field]) => {
+    const value = id(data[field]);
+    return value === null ? [] : [{ kind, id: value }];
+  });
+}
+
+/** A memory's own subjects, or the memory itself when it has none (then only its own key seals it). */
+function memorySubjects(data: Data): SubjectRef[] {
+  const own = scoped(data, [['user', 'userId'], ['session', 'sessionId'], ['persona', 'personaId']]);
+  const memoryId = id(data['memoryId']);
+  return own.length > 0 || memoryId === null ? own : [{ kind: 'memory', id: memoryId }];
+}
+
+const sessionAndPersona = (data: Data): SubjectRef[] => scoped(data, [['session', 'sessionId'], ['persona', 'personaId']]);
+const messageSubjects = (data: Data): SubjectRef[] => scoped(data, [['session', 'sessionId'], ['user', 'senderId']]);
+const memoryLabels = { topics: [], keyFacts: [], participants: [], sentiment: null };
+
+/** Every event type that carries free text, by name; the conversation's fields are sealed by name too. */
+export const sealSpecs: ReadonlyMap<string, SealSpec> = new Map([...new Map<string, Omit<SealSpec, 'paths'>>([
+  ['MemoryWritten', { fields: { text: erasedText, ...memoryLabels, sources: [] }, subjects: memorySubjects }],
+  [
+    'MemoryUpdated',
+    {
+      fields: Object.fromEntries(Object.entries({ text: erasedText, ...memoryLabels }).map(([k, v]) => [`changes.${k}`, v])),
+      subjects: () => [],
+      ofMemory: true,
+    },
+  ],
+  ['AtomExtracted', { fields: { content: erasedText, entities: [] }, subjects: sessionAndPersona, ofMemory: true }],
+  ['GraphEntriesLinked', { fields: { entries: [], nodes: [], edges: [] }, subjects: sessionAndPersona, ofMemory: true }],
+  ['MessageRecorded', { fields: { content: erasedText, senderName: null }, subjects: messageSubjects }],
+  ['MessageCleaned', { fields: { content: erasedText }, subjects: messageSubjects }],
+]).entries()].map(([type, spec]) => [type, { ...spec, paths: Object.keys(spec.fields) }]));
