@@ -92,7 +92,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   let ready = false;
   const conversation = createConversationHooks({
-    store, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
+    store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
     config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
   await summaries.recoverInterrupted();

@@ -3,10 +3,11 @@ import { atomEvents } from './atom.js';
 import { conversationEvents } from './conversation.js';
 import { graphEvents } from './graph.js';
 import { memoryEvents } from './memory.js';
+import { recallEvents } from './recall.js';
 import { systemEvents } from './system.js';
 import { transferEvents } from './transfer.js';
 
-const allEvents = [...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...transferEvents] as const;
+const allEvents = [...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...transferEvents, ...recallEvents] as const;
 
 /** Every event of the system at its current schema version, discriminated on `type`. */
 export const domainEventSchema = z.discriminatedUnion('type', allEvents);
