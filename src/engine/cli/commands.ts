@@ -4,6 +4,7 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { conversationCommands } from './conversation-commands.js';
+import { complianceCommands } from './compliance-commands.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
@@ -132,4 +133,5 @@ export const commands: Readonly<Record<string, Command>> = {
   ...replayCommands,
   ...transferCommands,
   ...conversationCommands,
+  ...complianceCommands,
 };
