@@ -12,7 +12,7 @@ export function createCompliance(deps: { log: EventLog & { verifyChain(): Promis
     /** One session turn by turn, up to a turn or a position when given. */
     replaySession: (sessionId: string, stop?: ReplayStop) => replaySession(deps.log, sessionId, stop),
     /** Every record of a user, session, persona or everything, with a manifest; see `parseSubject` for the options. */
-    complianceExport: (subject: { user?: string; session?: string; persona?: string; all?: boolean }, out: { dir: string; format?: ExportFormat }) =>
+    complianceExport: async (subject: { user?: string; session?: string; persona?: string; all?: boolean }, out: { dir: string; format?: ExportFormat }) =>
       exportSubject({ log: deps.log, now: deps.env.now }, parseSubject(subject), out),
     /** Recomputes an export's digests and counts against its manifest. */
     verifyComplianceExport,
