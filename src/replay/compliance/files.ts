@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ValidationError } from '../../events/errors.js';
 
 /** What the manifest says of one written file. */
 export interface ExportFile {
@@ -13,7 +14,10 @@ export interface ExportFile {
 
 /** A file written a page at a time, hashed as it is written, so an export never holds the log in memory. */
 export async function openHashedFile(dir: string, name: string) {
-  const handle: FileHandle = await open(join(dir, name), 'wx');
+  const handle: FileHandle = await open(join(dir, name), 'wx').catch((error: unknown) => {
+    if ((error as { code?: string }).code === 'EEXIST') throw new ValidationError('out', `${dir} already holds ${name}`);
+    throw error;
+  });
   const hash = createHash('sha256');
   let bytes = 0;
   let records = 0;
