@@ -18,6 +18,7 @@ describe('event catalog', () => {
       'DecayTicked', 'ProviderFingerprintChanged', 'ProjectionRebuildStarted', 'ProjectionRebuildCompleted',
       'ProjectionRebuildFailed', 'BackupTaken',
       'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased',
+      'MemoriesRecalled',
     ];
     expect([...eventTypes].sort()).toEqual(expected.sort());
     for (const type of eventTypes) expect(currentVersions.get(type)).toBeGreaterThanOrEqual(1);

@@ -19,6 +19,7 @@ import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
 import { createTransfer } from './transfer.js';
+import { createCompliance } from './compliance.js';
 import { DomainError } from '../commands/errors.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
@@ -97,7 +98,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   let ready = false;
   const conversation = createConversationHooks({
-    store, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
+    store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
     config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
   await summaries.recoverInterrupted();
@@ -127,6 +128,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     ...replay,
     /** `previewImport`, `importMemories` (all or nothing) and `exportMemories` (native JSON or CSV). */
     ...transfer,
+    /** `replaySession` (turn by turn), `complianceExport` of a subject and `verifyComplianceExport` (ADR 20). */
+    ...createCompliance({ log, env }),
     /** Host hooks around each LLM call, session reset, summarize now, cleanup of old injection blocks. */
     conversation,
     /** Before an LLM call: reconcile with the host's history, record the user message, recall; see `src/engine/hooks`. */

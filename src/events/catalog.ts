@@ -4,10 +4,13 @@ import { conversationEvents } from './conversation.js';
 import { erasureEvents } from './erasure.js';
 import { graphEvents } from './graph.js';
 import { memoryEvents } from './memory.js';
+import { recallEvents } from './recall.js';
 import { systemEvents } from './system.js';
 import { transferEvents } from './transfer.js';
 
-const allEvents = [...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...transferEvents, ...erasureEvents] as const;
+const allEvents = [
+  ...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...transferEvents, ...erasureEvents, ...recallEvents,
+] as const;
 
 /** Every event of the system at its current schema version, discriminated on `type`. */
 export const domainEventSchema = z.discriminatedUnion('type', allEvents);

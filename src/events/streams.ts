@@ -4,6 +4,7 @@ export const streams = {
   conversation: (sessionId: string) => `conversation-${sessionId}`,
   atom: (atomId: string) => `atom-${atomId}`,
   graph: (memoryId: string) => `graph-${memoryId}`,
+  recall: (sessionId: string) => `recall-${sessionId}`,
   access: 'system-access',
   decay: 'system-decay',
   providers: 'system-providers',

@@ -32,6 +32,8 @@ export function subjectsOf(event: RecordedEvent, atomMemory: (atomId: string) =>
       return [event.data.memoryId, ...event.data.mergedMemoryIds].map(memory);
     case 'MemoriesAccessed':
       return event.data.accesses.map((a) => memory(a.memoryId));
+    case 'MemoriesRecalled':
+      return event.data.memoryIds.map(memory);
     case 'AtomExtracted':
       return [{ kind: 'atom', id: event.data.atomId }, memory(event.data.memoryId)];
     case 'AtomReinforced':
@@ -89,6 +91,7 @@ export const memoryEventsProjection: Projection = {
     'GraphEntriesLinked',
     'MemoriesConsolidated',
     'MemoriesAccessed',
+    'MemoriesRecalled',
     'AtomExtracted',
     'AtomReinforced',
     'AtomStateChanged',

@@ -76,6 +76,13 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
       return `import ${event.data.importId} rolled back: ${event.data.reason}`;
     case 'SubjectErased':
       return `${event.data.subject.kind} ${event.data.subject.id} erased: ${event.data.reason} (${count(event.data.counts.memories, 'memory', 'memories')}, ${count(event.data.counts.messages, 'message')})`;
+    case 'MemoriesRecalled': {
+      const at = event.data.memoryIds.indexOf(subjectId);
+      const score = at >= 0 ? ` (score ${event.data.scores[at]?.toFixed(3) ?? '-'})` : '';
+      return event.data.error
+        ? `recall failed for message ${event.data.messageId} of session ${event.data.sessionId}: ${event.data.error}`
+        : `recalled for message ${event.data.messageId} of session ${event.data.sessionId}${score}: ${count(event.data.memoryIds.length, 'memory', 'memories')}, ${event.data.injectedChars} characters injected`;
+    }
     default: {
       const unknown: never = event;
       throw new Error(`no description for ${(unknown as { type: string }).type}`);

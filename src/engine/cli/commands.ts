@@ -5,6 +5,7 @@ import { table } from './output.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
+import { complianceCommands } from './compliance-commands.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
@@ -135,4 +136,5 @@ export const commands: Readonly<Record<string, Command>> = {
   ...replayCommands,
   ...transferCommands,
   ...conversationCommands,
+  ...complianceCommands,
 };

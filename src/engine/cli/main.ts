@@ -30,6 +30,10 @@ const options = {
   out: { type: 'string' },
   preview: { type: 'boolean', default: false },
   rollback: { type: 'string' },
+  to: { type: 'string' },
+  'to-position': { type: 'string' },
+  all: { type: 'boolean', default: false },
+  verify: { type: 'string' },
 } as const;
 
 const usage = (): string =>

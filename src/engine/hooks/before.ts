@@ -2,6 +2,7 @@ import { parseOrThrow } from '../../events/errors.js';
 import { stripInjection } from '../../queries/recall/format.js';
 import type { RecalledMemory } from '../../queries/recall/types.js';
 import { isAllowed } from './guard.js';
+import { recordRecall } from './record-recall.js';
 import { hookMetadata, type HookDeps } from './context.js';
 import { rollBack, rolledBackCount } from './rollback.js';
 import { beforeLlmRequestSchema, type BeforeLlmRequest, type ExtraContentPart } from './schemas.js';
@@ -51,6 +52,7 @@ export async function beforeLlmRequest(deps: HookDeps, input: unknown): Promise<
       metadata,
     });
     const recalled = await recallFor(deps, request, content);
+    if (recalled.ran) await recordRecall(deps, { sessionId, messageId, cause: metadata }, recalled);
     const extraParts: ExtraContentPart[] = recalled.text ? [{ type: 'text', text: recalled.text }] : [];
     return {
       status: 'ok', messageId, rolledBack, memories: recalled.memories, extraParts,
@@ -65,16 +67,16 @@ async function recallFor(deps: HookDeps, request: BeforeLlmRequest, content: str
   const query = deps.config.injectWithRecentContext
     ? recallQuery((await deps.store.state(request.sessionId)).messages, deps.config.recentContextMessages)
     : content;
-  if (query.trim().length === 0) return { memories: [], text: '' };
+  if (query.trim().length === 0) return { ran: false, memories: [], text: '' };
   try {
     const answer = await deps.recall({
       query,
       scope: { mode: deps.config.scopeMode, sessionId: request.sessionId, personaId: request.personaId, userId: request.userId },
       ...(request.topK ? { topK: request.topK } : {}),
     });
-    return { memories: answer.memories, text: answer.injection.text };
+    return { ran: true, memories: answer.memories, text: answer.injection.text };
   } catch (error) {
-    return { memories: [], text: '', error: error instanceof Error ? error.message : String(error) };
+    return { ran: true, memories: [], text: '', error: error instanceof Error ? error.message : String(error) };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { EventLog } from '../../events/log/event-log.js';
 import type { Environment } from '../clock.js';
 import type { ConversationConfig } from '../conversation/config.js';
 import type { ConversationStore } from '../conversation/store.js';
@@ -10,6 +11,8 @@ import { commandMetadata } from '../system-events.js';
 /** What the host hooks work with. */
 export interface HookDeps {
   readonly store: ConversationStore;
+  /** Where each turn's recall is recorded (MemoriesRecalled). */
+  readonly log: EventLog;
   readonly conversations: ConversationQueries;
   readonly runner: SummaryRunner;
   readonly memories: MemoryWriter;

@@ -25,9 +25,14 @@ export function csvCell(value: string | number | boolean | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** One CSV record, CRLF-terminated. */
+export function csvRow(row: readonly (string | number | boolean | null)[]): string {
+  return `${row.map(csvCell).join(',')}\r\n`;
+}
+
 /** A CSV document: a header row and the rows, CRLF-terminated. */
 export function toCsv(header: readonly string[], rows: readonly (readonly (string | number | boolean | null)[])[]): string {
-  return [header, ...rows].map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+  return [header, ...rows].map(csvRow).join('');
 }
 
 /**

@@ -1,0 +1,69 @@
+import { ValidationError } from '../../events/errors.js';
+import type { ExportFormat } from '../../replay/compliance/export.js';
+import type { ReplayTurn } from '../../replay/session-replay.js';
+import { number, position, str, type Command, type Handler } from './args.js';
+
+const formatFlag = (value: string | undefined): ExportFormat | undefined => {
+  if (value === undefined || value === 'jsonl' || value === 'csv' || value === 'both') return value;
+  throw new ValidationError('format', `must be jsonl, csv or both, got "${value}"`);
+};
+
+const short = (text: string, max = 100): string => JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+const describeTurn = (t: ReplayTurn): string[] => [
+  `turn ${t.turn} (positions ${t.fromPosition}-${t.toPosition})`,
+  ...t.messages.map((m) => `  [${m.index}] ${m.role}${m.sender ? ` ${m.sender}` : ''}: ${short(m.content)}`),
+  ...t.recalls.map((r) =>
+    r.error
+      ? `  recall failed: ${r.error}`
+      : `  recalled ${r.memoryIds.length ? r.memoryIds.map((id, i) => `${id} (${r.scores[i]?.toFixed(3)})`).join(', ') : 'nothing'}; ${r.injectedChars} characters injected`,
+  ),
+  ...t.summaries.map((s) => `  summary ${s.taskId} ${s.status}${s.memoryIds.length ? `: ${s.memoryIds.join(', ')}` : ''}${s.detail ? ` (${s.detail})` : ''}`),
+  ...t.written.map((w) => `  memory written ${w.memoryId}: ${short(w.text)}`),
+  ...t.forgotten.map((f) => `  memory forgotten ${f.memoryId}: ${f.reason}`),
+  ...t.rolledBack.map((r) => `  ${r.reset ? 'session reset' : 'rolled back'} ${r.messageIds.join(', ') || '-'}: ${r.reason}`),
+  ...t.cleaned.map((c) => `  message ${c.messageId} cleaned of injected text`),
+];
+
+const replay: Handler = async (engine, inv, out) => {
+  const sessionId = str(inv, 'session');
+  if (!sessionId) throw new ValidationError('session', 'is required');
+  const turn = number(inv, 'to');
+  const at = position(inv, 'to-position');
+  if (turn !== undefined && at !== undefined) throw new ValidationError('to', 'give --to or --to-position, not both');
+  if (turn !== undefined && (!Number.isInteger(turn) || turn < 0)) throw new ValidationError('to', `must be a turn number, got ${turn}`);
+  const result = await engine.replaySession(sessionId, turn !== undefined ? { turn } : at !== undefined ? { position: at } : undefined);
+  out.print(result, () =>
+    [`session ${result.sessionId}: ${result.turns.filter((t) => t.turn > 0).length} of ${result.totalTurns} turns, up to position ${result.position}`, ...result.turns.flatMap(describeTurn)].join('\n'),
+  );
+};
+
+const complianceExport: Handler = async (engine, inv, out) => {
+  const verify = str(inv, 'verify');
+  if (verify !== undefined) {
+    const checked = await engine.verifyComplianceExport(verify);
+    out.print(checked, () => (checked.ok ? `export in ${verify} verifies: files match the manifest` : ['export does NOT verify:', ...checked.problems.map((p) => `  ${p}`)].join('\n')));
+    return checked.ok ? 0 : 1;
+  }
+  const dir = str(inv, 'out');
+  if (!dir) throw new ValidationError('out', 'is required: the directory to write the export to');
+  const subject = { user: str(inv, 'user'), session: str(inv, 'session'), persona: str(inv, 'persona'), all: inv.flags.all === true };
+  const format = formatFlag(str(inv, 'format'));
+  const manifest = await engine.complianceExport(subject, { dir, ...(format ? { format } : {}) });
+  out.print(manifest, () =>
+    [
+      `exported ${manifest.subject.kind}${manifest.subject.id ? ` ${manifest.subject.id}` : ''} up to position ${manifest.log.position} to ${dir}`,
+      `  ${Object.entries(manifest.counts).map(([t, n]) => `${n} ${t}`).join(', ')}`,
+      ...manifest.files.map((f) => `  ${f.name}: ${f.records} records, ${f.bytes} bytes, sha256 ${f.sha256}`),
+    ].join('\n'),
+  );
+};
+
+/** Session replay and compliance export (ADR 20). */
+export const complianceCommands: Readonly<Record<string, Command>> = {
+  replay: { run: replay, usage: 'replay --session S [--to TURN | --to-position P]  one session turn by turn: messages, recalls, memories written and taken back' },
+  'compliance-export': {
+    run: complianceExport,
+    usage: 'compliance-export --user U|--session S|--persona P|--all --out DIR [--format jsonl|csv|both] | --verify DIR  every record of a subject, with a manifest',
+  },
+};
