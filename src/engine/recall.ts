@@ -44,22 +44,29 @@ interface RecallDeps {
   readonly reranker?: Reranker | null;
 }
 
+/** The read models the recall routes search, over the live generations. */
+export function routeSources(indexes: Indexes, provider: EmbeddingProvider): RouteSources {
+  const hits = (found: readonly { id: string; score: number }[]) => found.map((h) => ({ id: h.id, score: h.score }));
+  return {
+    keyword: indexes.keyword,
+    vectors: { search: async (q, k) => hits(await indexes.vectors.search(q, k)) },
+    graphVectors: { search: async (q, k) => hits(await indexes.graphVectors.search(q, k)) },
+    graph: indexes.graph,
+    documents: indexes.documents,
+    embedQuery: async (query) => {
+      const [vector] = await provider.embed([truncateForEmbedding(query, provider.maxInputChars)]);
+      if (!vector) throw new Error('the embedding provider returned no vector');
+      return vector;
+    },
+  };
+}
+
 /** Recall through the cache, then the atom policy on every result (cache hit or not), then the injection. */
 export function createRecall(deps: RecallDeps) {
   const settings = deps.settings ?? defaultRecallSettings;
   const cache = createRecallCache<RankedCandidate[]>();
   const { indexes } = deps;
-  const sources: RouteSources = {
-    keyword: indexes.keyword,
-    vectors: { search: async (q, k) => (await indexes.vectors.search(q, k)).map((h) => ({ id: h.id, score: h.score })) },
-    graph: indexes.graph,
-    documents: indexes.documents,
-    embedQuery: async (query) => {
-      const [vector] = await deps.provider.embed([truncateForEmbedding(query, deps.provider.maxInputChars)]);
-      if (!vector) throw new Error('the embedding provider returned no vector');
-      return vector;
-    },
-  };
+  const sources = routeSources(indexes, deps.provider);
 
   const recall = async (input: unknown): Promise<RecallAnswer> => {
     const request = parseOrThrow(recallInputSchema, input);

@@ -180,6 +180,14 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
       return found;
     },
 
+    /** The memory of each of the given entries (entries no longer in the graph are left out). */
+    memoryOfEntries(entryIds: readonly string[]): Map<string, string> {
+      if (entryIds.length === 0) return new Map();
+      const sql = `SELECT entry_id, memory_id FROM ${table('graph_entries')} WHERE entry_id IN (SELECT value FROM json_each(?))`;
+      const rows = db.prepare<[string], { entry_id: string; memory_id: string }>(sql).all(JSON.stringify(entryIds));
+      return new Map(rows.map((r) => [r.entry_id, r.memory_id]));
+    },
+
     /** Merged weight of one edge across memories (0 when no memory carries it). */
     edgeWeight(source: string, target: string, relation: string): { weight: number; memoryCount: number } {
       const row = db

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../events/errors.js';
+import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 import type { MemoryEngine } from '../engine.js';
 import { table, type Output } from './output.js';
 
@@ -46,6 +47,7 @@ const status: Handler = async (engine, _inv, out) => {
       `memories: ${counts.active} active, ${counts.all} in all`,
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
+      `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
@@ -141,12 +143,19 @@ const search: Handler = async (engine, inv, out) => {
 
 const rebuildIndex: Handler = async (engine, _inv, out) => {
   const result = await engine.maintenance.rebuildIndex();
-  out.print(result, () => `vector index: ${result.status}, generation ${result.generation}, ${result.size} vectors, ${result.pending} pending`);
+  const line = (what: string, r: VectorRebuildResult | null) =>
+    r ? `${what}: ${r.status}, generation ${r.generation}, ${r.size} vectors, ${r.pending} pending` : `${what}: not rebuilt`;
+  out.print(result, () => [line('vector index', result.vectors), line('graph entry vectors', result.graphVectors)].join('\n'));
 };
 
 const rebuildGraph: Handler = async (engine, _inv, out) => {
   const results = [await engine.runner.rebuild('graph', 'requested'), await engine.runner.rebuild('atoms', 'requested')];
-  out.print(results, () => results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`).join('\n'));
+  const vectors = await engine.maintenance.rebuildGraphVectors();
+  out.print({ projections: results, graphVectors: vectors }, () =>
+    [
+      ...results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`),
+      `graph entry vectors: ${vectors.status}, generation ${vectors.generation}, ${vectors.size} vectors, ${vectors.pending} pending`,
+    ].join('\n'));
 };
 
 export const commands: Readonly<Record<string, { readonly run: Handler; readonly usage: string }>> = {
@@ -157,6 +166,6 @@ export const commands: Readonly<Record<string, { readonly run: Handler; readonly
   events: { run: events, usage: 'events [--stream ID] [--tail N] [--from POSITION]' },
   rebuild: { run: rebuild, usage: 'rebuild <projection>       replay into a shadow generation and switch' },
   search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
-  'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
-  'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
+  'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the memory and graph entry vectors' },
+  'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph, atom and graph entry vector projections' },
 };

@@ -77,7 +77,7 @@ export async function rankCandidates(
   vector.catch(() => undefined);
   const [docRoute, graph] = await Promise.all([
     bounded(documentRoute(sources, request.query, vector, filter, limit), s.routeTimeoutMs, failures, 'document'),
-    bounded(graphRoute(sources, request.query, filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
+    bounded(graphRoute(sources, request.query, vector, filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
   ]);
   const fusedDoc = fuseRoute(docRoute.keyword, docRoute.vector, s);
   const fusedGraph = fuseRoute(graph.keyword, graph.vector, s);

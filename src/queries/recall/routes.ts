@@ -8,7 +8,9 @@ import type { ScoredId } from './types.js';
 export interface RouteSources {
   readonly keyword: { search(query: string, filter: ScopeFilter & { limit?: number }): KeywordHit[] };
   readonly vectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
-  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighbours' | 'memoriesOf'>;
+  /** Vector search over graph entries: hits are entry ids. */
+  readonly graphVectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
+  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighbours' | 'memoriesOf' | 'memoryOfEntries'>;
   readonly documents: { getMany(ids: readonly string[]): Map<string, MemoryDocument> };
   readonly embedQuery: (query: string) => Promise<Float32Array>;
 }
@@ -33,6 +35,19 @@ async function scopedVectorSearch(sources: RouteSources, vector: Float32Array, f
   return hits.filter((h) => keep.has(h.id)).slice(0, limit);
 }
 
+/** Graph entry vector hits as memories (each at its best entry's score), filtered to the scope before the cut. */
+async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<ScoredId[]> {
+  const hits = await sources.graphVectors.search(vector, Math.min(8192, limit * 8));
+  const memoryOf = sources.graph.memoryOfEntries(hits.map((h) => h.id));
+  const best = new Map<string, number>();
+  for (const hit of hits) {
+    const memoryId = memoryOf.get(hit.id);
+    if (memoryId !== undefined && !best.has(memoryId)) best.set(memoryId, hit.score);
+  }
+  const keep = liveInScope(sources, [...best.keys()], filter);
+  return [...best].filter(([id]) => keep.has(id)).map(([id, score]) => ({ id, score })).slice(0, limit);
+}
+
 /** Document route: BM25 over FTS (filters inside the SQL) and vector search over FAISS. */
 export async function documentRoute(sources: RouteSources, query: string, vector: Promise<Float32Array>, filter: ScopeFilter, limit: number): Promise<RouteLists> {
   const keyword = sources.keyword.search(query, { ...filter, limit }).map((h) => ({ id: h.memoryId, score: h.score }));
@@ -43,12 +58,12 @@ export async function documentRoute(sources: RouteSources, query: string, vector
 
 /**
  * Graph route: keyword search over graph entries plus the memories of their nodes' neighbours
- * (1 or 2 hops, a second hop weighted down). Graph entries have no vectors of their own yet, so the
- * route's vector list stays empty rather than repeating the document route's.
+ * (1 or 2 hops, a second hop weighted down), and vector search over the graph entries' own vectors.
  */
 export async function graphRoute(
   sources: RouteSources,
   query: string,
+  vector: Promise<Float32Array>,
   filter: ScopeFilter,
   limit: number,
   hops: 1 | 2,
@@ -70,5 +85,7 @@ export async function graphRoute(
   const allowed = liveInScope(sources, [...keywordIds.keys()], filter);
   const keyword = [...keywordIds].filter(([id]) => allowed.has(id)).map(([id, score]) => ({ id, score }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
-  return { keyword, vector: [] };
+  // As in the document route, a failing embedding or vector search leaves the keyword list standing.
+  const vectorList = await vector.then((v) => scopedEntryVectorSearch(sources, v, filter, limit)).catch(() => []);
+  return { keyword, vector: vectorList };
 }
