@@ -10,7 +10,7 @@ export interface RouteSources {
   readonly vectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
   /** Vector search over graph entries: hits are entry ids. */
   readonly graphVectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
-  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighbours' | 'memoriesOf' | 'memoryOfEntries'>;
+  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighboursOfMany' | 'memoriesOfEach' | 'memoryOfEntries'>;
   readonly documents: { getMany(ids: readonly string[]): Map<string, MemoryDocument> };
   readonly embedQuery: (query: string) => Promise<Float32Array>;
 }
@@ -73,11 +73,12 @@ export async function graphRoute(
   const direct = entries.map((e, rank) => ({ id: e.memoryId, score: 1 / (1 + rank) }));
   const expanded = new Map<string, number>();
   const nodes = [...new Set([...sources.graph.nodesOf(entries.slice(0, 5).map((e) => e.entryId)).values()].flat())];
-  for (const node of nodes.slice(0, 20)) {
-    for (const neighbour of sources.graph.neighbours(node, { hops, limit: 10 })) {
-      for (const id of sources.graph.memoriesOf([neighbour.nodeKey], graphScope).slice(0, limit)) {
-        expanded.set(id, Math.max(expanded.get(id) ?? 0, neighbour.score / (neighbour.score + 1) / 2));
-      }
+  // Two or three statements for every node's neighbours and their memories, not one per neighbour.
+  const neighbours = [...sources.graph.neighboursOfMany(nodes.slice(0, 20), { hops, limit: 10 }).values()].flat();
+  const memories = sources.graph.memoriesOfEach(neighbours.map((n) => n.nodeKey), graphScope, limit);
+  for (const neighbour of neighbours) {
+    for (const id of memories.get(neighbour.nodeKey) ?? []) {
+      expanded.set(id, Math.max(expanded.get(id) ?? 0, neighbour.score / (neighbour.score + 1) / 2));
     }
   }
   const keywordIds = new Map(direct.map((d) => [d.id, d.score]));
