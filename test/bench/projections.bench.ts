@@ -168,7 +168,7 @@ function eventsWorker() {
   };
 }
 
-async function buildLog(path: string, count: number): Promise<BuiltLog> {
+export async function buildLog(path: string, count: number): Promise<BuiltLog> {
   const began = process.hrtime.bigint();
   const db = openDatabase(path);
   const log = createSqliteEventLog(db);

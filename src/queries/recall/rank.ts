@@ -2,7 +2,7 @@ import type { MemoryDocument } from '../documents.js';
 import { fuseRoute, type FusedScore } from './fusion.js';
 import { combineRoutes, routeWeights } from './intent.js';
 import { mmrSelect } from './mmr.js';
-import { documentRoute, graphRoute, type RouteLists, type RouteSources } from './routes.js';
+import { documentRoute, graphRoute, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
 import { scopeFilter } from './scope.js';
 import type { Explanation, RecallScope, RecallSettings } from './types.js';
 import { finalScoreParts, recencyScore } from './weighting.js';
@@ -63,11 +63,12 @@ function weighRoute(fused: Map<string, FusedScore>, docs: Map<string, MemoryDocu
 
 /** Both routes in parallel, fused, weighed, combined by intent, optionally reranked, diversified. */
 export async function rankCandidates(
-  sources: RouteSources,
+  live: RouteSources,
   request: RecallRequest,
   s: RecallSettings,
   reranker: Reranker | null = null,
 ): Promise<RankedCandidate[]> {
+  const sources = withDocumentMemo(live);
   const filter = scopeFilter(request.scope);
   if (filter === null || request.query.trim().length === 0) return [];
   const k = Math.max(1, Math.min(request.topK ?? s.topK, s.maxK));

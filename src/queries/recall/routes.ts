@@ -20,6 +20,23 @@ export interface RouteLists {
   readonly vector: ScoredId[];
 }
 
+/** The routes of one recall look many of the same memories up: with this, each is read once per recall. */
+export function withDocumentMemo(sources: RouteSources): RouteSources {
+  const seen = new Map<string, MemoryDocument | null>();
+  const getMany = (ids: readonly string[]): Map<string, MemoryDocument> => {
+    const missing = [...new Set(ids.filter((id) => !seen.has(id)))];
+    if (missing.length > 0) {
+      const found = sources.documents.getMany(missing);
+      for (const id of missing) seen.set(id, found.get(id) ?? null);
+    }
+    return new Map(ids.flatMap((id) => {
+      const doc = seen.get(id);
+      return doc ? [[id, doc] as const] : [];
+    }));
+  };
+  return { ...sources, documents: { getMany } };
+}
+
 const liveInScope = (sources: RouteSources, ids: readonly string[], filter: ScopeFilter): Set<string> => {
   const docs = sources.documents.getMany(ids);
   return new Set(ids.filter((id) => {
