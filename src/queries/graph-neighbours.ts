@@ -99,14 +99,14 @@ export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTa
           WHERE e.session_id IS ?${persona} AND n.node_key IN (SELECT value FROM json_each(?)) ORDER BY n.node_key, n.entry_id`;
         rows = cached(sql).all(scope.sessionId, ...personaParam, JSON.stringify(unique));
       } else {
-        const one = `SELECT * FROM (SELECT n.node_key, e.memory_id FROM ${nodes} n JOIN ${entries} e ON e.entry_id = n.entry_id
-          WHERE n.node_key = ?${persona} ORDER BY n.entry_id LIMIT ?)`;
-        rows = [];
-        // SQLite allows 500 terms in a compound SELECT.
-        for (let start = 0; start < unique.length; start += 200) {
-          const part = unique.slice(start, start + 200);
-          rows.push(...(cached(part.map(() => one).join(' UNION ALL ')).all(...part.flatMap((key) => [key, ...personaParam, perNode]))));
-        }
+        // A correlated LIMIT per node: one statement however many nodes, each read in index order.
+        const sql = `SELECT n.node_key, e.memory_id FROM json_each(?) k
+          JOIN ${nodes} n ON n.rowid IN (
+            SELECT n2.rowid FROM ${nodes} n2 JOIN ${entries} e ON e.entry_id = n2.entry_id
+            WHERE n2.node_key = k.value${persona} ORDER BY n2.entry_id LIMIT ?)
+          JOIN ${entries} e ON e.entry_id = n.entry_id
+          ORDER BY n.node_key, n.entry_id`;
+        rows = cached(sql).all(JSON.stringify(unique), ...personaParam, perNode);
       }
       for (const row of rows) {
         const ids = found.get(row.node_key) ?? [];

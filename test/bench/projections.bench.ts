@@ -500,7 +500,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
       progress(`projections 4. building a log of ${smaller} memories for recall (not timed)`);
       const smallDir = join(dir.dir, 'recall-small');
       (await buildLog(join(smallDir, 'livingmemory.db'), smaller)).db.close();
-      rows.push(...(await recallRows({ dataDir: smallDir, memories: smaller, queries: recallQueries, provider, rawPath: dir.file('fts-raw-small') })));
+      rows.push(...(await recallRows({ dataDir: smallDir, memories: smaller, queries: recallQueries, provider, rawPath: dir.file('fts-raw-small'), note: false })));
     }
     meta.recallQueriesPerScope = recallQueries;
 

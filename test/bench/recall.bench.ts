@@ -86,6 +86,8 @@ interface RecallBenchOptions {
   readonly raw?: RawBaseline;
   /** A fresh file for the raw FTS copy, when it is built here. */
   readonly rawPath?: string;
+  /** Whether the first row carries the note on what is measured (once per report). */
+  readonly note?: boolean;
 }
 
 /** p50 and p95 rows of recall latency, global and session scope, beside the raw baseline. */
@@ -132,7 +134,7 @@ export async function recallRows(options: RecallBenchOptions): Promise<BenchRow[
       );
       if (cacheHits > 0) throw new Error(`${cacheHits} recalls were served from the cache`);
       const note =
-        name === 'global'
+        name === 'global' && options.note !== false
           ? 'latency, lower is better; ours = engine.recall (topK 5, hash embeddings, distinct queries so the cache never answers): ' +
             'query embedding, BM25 + FAISS over memories, trigram FTS + FAISS over graph entries, neighbour expansion, fusion, MMR, ' +
             'atom policy, injection, access batching; raw = one FTS5 MATCH ... ORDER BY bm25 LIMIT 10 plus one raw faiss IndexFlatIP ' +

@@ -45,11 +45,25 @@ const liveInScope = (sources: RouteSources, ids: readonly string[], filter: Scop
   }));
 };
 
+/**
+ * The first `limit` of a ranked list whose memories are active and in scope: the filter comes
+ * before the cut, but documents are read a chunk at a time, only as far down as needed.
+ */
+function firstInScope(sources: RouteSources, ranked: readonly ScoredId[], filter: ScopeFilter, limit: number): ScoredId[] {
+  const kept: ScoredId[] = [];
+  const chunk = Math.max(limit * 2, 16);
+  for (let start = 0; start < ranked.length && kept.length < limit; start += chunk) {
+    const part = ranked.slice(start, start + chunk);
+    const allowed = liveInScope(sources, part.map((h) => h.id), filter);
+    for (const hit of part) if (allowed.has(hit.id) && kept.length < limit) kept.push(hit);
+  }
+  return kept;
+}
+
 /** Vector hits filtered to the scope before the cut: asks for more than `limit`, keeps the first in scope. */
 async function scopedVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<ScoredId[]> {
   const hits = await sources.vectors.search(vector, Math.min(8192, limit * 8));
-  const keep = liveInScope(sources, hits.map((h) => h.id), filter);
-  return hits.filter((h) => keep.has(h.id)).slice(0, limit);
+  return firstInScope(sources, hits, filter, limit);
 }
 
 /** Graph entry vector hits as memories (each at its best entry's score), filtered to the scope before the cut. */
@@ -61,8 +75,7 @@ async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Arr
     const memoryId = memoryOf.get(hit.id);
     if (memoryId !== undefined && !best.has(memoryId)) best.set(memoryId, hit.score);
   }
-  const keep = liveInScope(sources, [...best.keys()], filter);
-  return [...best].filter(([id]) => keep.has(id)).map(([id, score]) => ({ id, score })).slice(0, limit);
+  return firstInScope(sources, [...best].map(([id, score]) => ({ id, score })), filter, limit);
 }
 
 /** Document route: BM25 over FTS (filters inside the SQL) and vector search over FAISS. */
@@ -100,9 +113,8 @@ export async function graphRoute(
   }
   const keywordIds = new Map(direct.map((d) => [d.id, d.score]));
   for (const [id, score] of expanded) if (!keywordIds.has(id)) keywordIds.set(id, score);
-  const allowed = liveInScope(sources, [...keywordIds.keys()], filter);
-  const keyword = [...keywordIds].filter(([id]) => allowed.has(id)).map(([id, score]) => ({ id, score }))
-    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+  const ranked = [...keywordIds].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const keyword = firstInScope(sources, ranked, filter, limit);
   // As in the document route, a failing embedding or vector search leaves the keyword list standing.
   const vectorList = await vector.then((v) => scopedEntryVectorSearch(sources, v, filter, limit)).catch(() => []);
   return { keyword, vector: vectorList };
