@@ -45,6 +45,17 @@ async function bounded(work: Promise<RouteLists>, ms: number, failures: string[]
   }
 }
 
+/** `work`, or a rejection once `ms` have passed: a late query vector must not take its route's keyword list down with it. */
+function before<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not ready after ${ms} ms`)), ms);
+  });
+  const result = Promise.race([work, late]).finally(() => clearTimeout(timer));
+  result.catch(() => undefined);
+  return result;
+}
+
 function weighRoute(fused: Map<string, FusedScore>, docs: Map<string, MemoryDocument>, now: string, s: RecallSettings) {
   const scores = new Map<string, number>();
   const parts = new Map<string, { fused: FusedScore; weighted: ReturnType<typeof finalScoreParts> }>();
@@ -78,7 +89,7 @@ export async function rankCandidates(
   vector.catch(() => undefined);
   const [docRoute, graph] = await Promise.all([
     bounded(documentRoute(sources, request.query, vector, filter, limit), s.routeTimeoutMs, failures, 'document'),
-    bounded(graphRoute(sources, request.query, vector, filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
+    bounded(graphRoute(sources, request.query, before(vector, s.routeTimeoutMs * 0.8), filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
   ]);
   const fusedDoc = fuseRoute(docRoute.keyword, docRoute.vector, s);
   const fusedGraph = fuseRoute(graph.keyword, graph.vector, s);
