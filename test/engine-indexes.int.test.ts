@@ -14,11 +14,12 @@ describe('engine indexes', () => {
     const { provider, control } = controllableProvider();
     const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
     control.down = true;
-    const receipt = await engine.writeMemory({ text: 'Carol moved to Lisbon last spring' });
+    const receipt = await engine.writeMemory({ text: 'Carol moved to Lisbon last spring', participants: ['Carol'] });
     expect(receipt.embeddingError).toMatch(/provider down/);
     expect(engine.documents.get(receipt.memoryId)?.text).toBe('Carol moved to Lisbon last spring');
     expect(engine.indexes.keyword.search('Lisbon').map((h) => h.memoryId)).toEqual([receipt.memoryId]);
     expect([...engine.indexes.vectors.pending().keys()]).toEqual([receipt.memoryId]);
+    expect([...engine.indexes.graphVectors.pending().keys()]).toEqual([`${receipt.memoryId}#0`]);
     const types = (await engine.log.readStream(`memory-${receipt.memoryId}`)).map((e) => e.type);
     expect(types).toContain('MemoryEmbeddingFailed');
 
@@ -26,8 +27,9 @@ describe('engine indexes', () => {
     await engine.maintenance.start();
     expect(engine.indexes.vectors.ids()).toContain(receipt.memoryId);
     expect(engine.indexes.vectors.pending().size).toBe(0);
+    expect(engine.indexes.graphVectors.status()).toMatchObject({ size: 1, pending: 0 });
     expect((await engine.log.readStream(`memory-${receipt.memoryId}`)).map((e) => e.type)).toContain('MemoryEmbeddingRepaired');
-    expect(engine.maintenance.status()).toMatchObject({ state: 'idle', report: { vectorMismatch: 0, ftsMismatch: 0 } });
+    expect(engine.maintenance.status()).toMatchObject({ state: 'idle', report: { vectorMismatch: 0, graphVectorMismatch: 0, ftsMismatch: 0 } });
     await engine.close();
   });
 
@@ -35,10 +37,11 @@ describe('engine indexes', () => {
     temp = tempDir();
     const first = controllableProvider(createHashEmbeddingProvider({ dimension: 32 }));
     const engine = await openTestEngine(temp.dir, { embeddingProvider: first.provider });
-    for (let i = 0; i < 10; i += 1) await engine.writeMemory({ text: `fact number ${i} about tea` });
-    expect(first.control.embedded).toBe(10);
+    // With a topic, a graph entry's text differs from its memory's: two texts per memory, in one call.
+    for (let i = 0; i < 10; i += 1) await engine.writeMemory({ text: `fact number ${i} about tea`, topics: ['tea'] });
+    expect(first.control.embedded).toBe(20);
     await engine.maintenance.rebuildIndex();
-    expect(first.control.embedded).toBe(10);
+    expect(first.control.embedded).toBe(20);
     await engine.close();
 
     // Same dimension, other settings: a different fingerprint.
@@ -47,8 +50,10 @@ describe('engine indexes', () => {
     expect(reopened.maintenance.status().needsIndexRebuild).toMatch(/fingerprint changed/);
     const generation = reopened.indexes.vectors.status().generation;
     await reopened.maintenance.start();
-    expect(second.control.embedded).toBe(10);
+    expect(second.control.embedded).toBe(20);
     expect(reopened.indexes.vectors.status()).toMatchObject({ generation: generation + 1, size: 10, pending: 0 });
+    expect(reopened.indexes.graphVectors.status()).toMatchObject({ size: 10, pending: 0 });
+    expect(reopened.maintenance.status().report).toMatchObject({ fingerprintChanged: false, graphVectorMismatch: 0 });
     expect(reopened.maintenance.status().needsIndexRebuild).toBeNull();
     const changes = (await reopened.log.readStream('system-providers')).map((e) => e.type);
     expect(changes).toEqual(['ProviderFingerprintChanged', 'ProviderFingerprintChanged']);
@@ -72,7 +77,7 @@ describe('engine indexes', () => {
     expect(reopened.indexes.vectors.ids()).toHaveLength(5);
     expect(reopened.indexes.keyword.search('长江大桥', { limit: 10 })).toHaveLength(4);
     await reopened.maintenance.start();
-    expect(reopened.maintenance.status().report).toMatchObject({ ftsMismatch: 0, vectorMismatch: 0, documents: 5, vectors: 5 });
+    expect(reopened.maintenance.status().report).toMatchObject({ ftsMismatch: 0, vectorMismatch: 0, documents: 5, vectors: 5, graphVectors: 5 });
     expect(reopened.indexes.keyword.search('长江大桥', { limit: 10 })).toHaveLength(5);
     await reopened.close();
   });

@@ -39,15 +39,21 @@ describe('every engine projection over random writes, updates and forgets', () =
           }
           const live = new Set(engine.documents.list({ limit: 1000 }).filter((d) => d.status !== 'forgotten').map((d) => d.memoryId));
           expect(new Set(engine.indexes.vectors.ids())).toEqual(live);
+          const entries = engine.indexes.graph.memoryOfEntries([...engine.indexes.graphVectors.ids()]);
+          expect(new Set(entries.values())).toEqual(live);
           await engine.maintenance.start();
-          expect(engine.maintenance.status().report).toMatchObject({ ftsMismatch: 0, vectorMismatch: 0, graphMismatch: 0, atomOrphans: 0 });
+          expect(engine.maintenance.status().report).toMatchObject({
+            ftsMismatch: 0, vectorMismatch: 0, graphMismatch: 0, graphVectorMismatch: 0, atomOrphans: 0,
+          });
           for (const p of engineProjections) {
             const incremental = engine.runner.digest(p.name);
             expect((await engine.runner.rebuild(p.name)).digest).toBe(incremental);
           }
-          const vectors = engine.indexes.vectors.digest();
-          await engine.indexes.vectors.rebuild();
-          expect(engine.indexes.vectors.digest()).toBe(vectors);
+          for (const store of [engine.indexes.vectors, engine.indexes.graphVectors]) {
+            const incremental = store.digest();
+            await store.rebuild();
+            expect(store.digest()).toBe(incremental);
+          }
         } finally {
           await engine.close();
           temp.remove();

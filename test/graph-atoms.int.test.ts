@@ -131,6 +131,35 @@ describe('graph projection', () => {
     expect(graph.memoriesOf(['person:carol', 'person:alice'])).toEqual(['m1', 'm2', 'm3']);
   });
 
+  it('finds the neighbours and memories of many nodes at once, as one node at a time would', async () => {
+    const { graph } = open();
+    await write('m1', { text: 'Alice and Bob', participants: ['Alice', 'Bob'], topics: ['tea'] });
+    await write('m2', { text: 'Alice and Carol', participants: ['Alice', 'Carol'], topics: ['tea'], sessionId: 's2' });
+    await write('m3', { text: 'Bob and Carol at chess', participants: ['Bob', 'Carol'], topics: ['chess', 'tea'], personaId: 'p1' });
+    await write('m4', { text: 'Dave drinks tea', participants: ['Dave'], topics: ['tea'], sessionId: null });
+    await store.runner.catchUp();
+    const keys = ['person:alice', 'person:bob', 'topic:tea', 'topic:chess', 'person:nobody'];
+    for (const hops of [1, 2] as const) {
+      const many = graph.neighboursOfMany(keys, { hops, limit: 2 });
+      for (const key of keys) expect(many.get(key)).toEqual(graph.neighbours(key, { hops, limit: 2 }).map(({ nodeType, value, ...path }) => path));
+    }
+    // Per node, the first memories by entry id in the scope, at most two.
+    expect(graph.memoriesOfEach(keys, {}, 2)).toEqual(
+      new Map([['person:alice', ['m1', 'm2']], ['person:bob', ['m1', 'm3']], ['topic:chess', ['m3']], ['topic:tea', ['m1', 'm2']]]),
+    );
+    expect(graph.memoriesOfEach(keys, { sessionId: 's1' }, 2)).toEqual(
+      new Map([['person:alice', ['m1']], ['person:bob', ['m1', 'm3']], ['topic:chess', ['m3']], ['topic:tea', ['m1', 'm3']]]),
+    );
+    expect(graph.memoriesOfEach(keys, { sessionId: 's1', personaId: null }, 5)).toEqual(
+      new Map([['person:alice', ['m1']], ['person:bob', ['m1']], ['topic:tea', ['m1']]]),
+    );
+    expect(graph.memoriesOfEach(['topic:tea'], { personaId: 'p1' }, 5)).toEqual(new Map([['topic:tea', ['m3']]]));
+    expect(graph.memoriesOfEach(['topic:tea'], { sessionId: null }, 5)).toEqual(new Map([['topic:tea', ['m4']]]));
+    for (const key of keys) {
+      expect(graph.memoriesOfEach([key], { sessionId: 's1' }, 9).get(key) ?? []).toEqual(graph.memoriesOf([key], { sessionId: 's1' }));
+    }
+  });
+
   it('replaces what a memory linked when it is linked again after an update', async () => {
     const { graph } = open();
     await write('m1', { text: 'Alice plays chess', participants: ['Alice'], topics: ['chess'] });

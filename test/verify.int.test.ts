@@ -23,7 +23,7 @@ describe('verify: the chain, then every projection against a fresh replay', () =
   });
 
   const verify = (e: MemoryEngine) =>
-    verifyStore({ log: e.log, runner: e.runner, projections: engineProjections, vectors: e.indexes.vectors });
+    verifyStore({ log: e.log, runner: e.runner, projections: engineProjections, vectors: [e.indexes.vectors, e.indexes.graphVectors] });
   /** Closes the engine, runs `change` on the file while nothing holds it, and opens the engine again. */
   const behindTheEnginesBack = async (change: () => void): Promise<void> => {
     await engine.close();

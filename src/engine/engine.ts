@@ -141,6 +141,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         headPosition: await log.headPosition(),
         projections: indexes.runner.status(),
         vectors: indexes.vectors.status(),
+        graphVectors: indexes.graphVectors.status(),
         maintenance: maintenance.status(),
       };
     },
@@ -151,6 +152,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
       await access.flush();
       await indexes.runner.stop();
       await indexes.vectors.close();
+      await indexes.graphVectors.close();
       await log.close();
       db.close();
     },

@@ -13,6 +13,7 @@ import type { RebuildHooks } from '../projections/rebuild.js';
 import { createProjectionRunner } from '../projections/runner.js';
 import { sourcesProjection } from '../projections/sources.js';
 import type { VectorSource } from '../projections/vectors/apply.js';
+import { graphEntryVectorFeed } from '../projections/vectors/feed.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
 import { createReadModels } from '../queries/read-models.js';
 import { contentHash, fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
@@ -57,17 +58,19 @@ export function openIndexes(options: IndexOptions) {
   const runner = createProjectionRunner({
     db, log, projections: engineProjections, pageSize: options.pageSize, lockedHead, hooks: options.hooks,
   });
-  const vectors = createVectorStore({
-    db, log, dir: join(options.dataDir, 'vectors'), source: cacheVectorSource(options.provider, options.cache),
-    pageSize: options.pageSize, lockedHead,
-  });
+  const source = cacheVectorSource(options.provider, options.cache);
+  const dir = join(options.dataDir, 'vectors');
+  const vectors = createVectorStore({ db, log, dir, source, pageSize: options.pageSize, lockedHead });
+  // Graph entries get vectors of their own, from the same cache, in the same folder.
+  const graphVectors = createVectorStore({ db, log, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, lockedHead });
   return {
     runner,
     vectors,
+    graphVectors,
     ...createReadModels(db, (name, table) => runner.liveTable(name, table)),
     async catchUp(): Promise<void> {
       await runner.catchUp();
-      await vectors.catchUp();
+      await Promise.all([vectors.catchUp(), graphVectors.catchUp()]);
     },
   };
 }

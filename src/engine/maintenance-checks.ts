@@ -12,6 +12,10 @@ export interface ConsistencyReport {
   readonly vectorMismatch: number;
   /** Live memories without a graph entry, or entries of no live memory. */
   readonly graphMismatch: number;
+  readonly graphVectors: number;
+  readonly pendingGraphVectors: number;
+  /** Graph entries neither indexed nor pending in the graph entry vector index, or vectors of no entry. */
+  readonly graphVectorMismatch: number;
   readonly atomOrphans: number;
   readonly fingerprintChanged: boolean;
 }
@@ -30,6 +34,8 @@ export function checkConsistency(db: SqliteDatabase, indexes: Indexes): Consiste
   const fts = new Set(column(db, `SELECT memory_id FROM ${t('fts', 'livingmemory_memories_fts')}`));
   const vectorIds = new Set([...indexes.vectors.ids(), ...indexes.vectors.pending().keys()]);
   const graphMemories = new Set(column(db, `SELECT DISTINCT memory_id FROM ${t('graph', 'graph_entries')}`));
+  const entries = new Set(column(db, `SELECT entry_id FROM ${t('graph', 'graph_entries')}`));
+  const entryVectorIds = new Set([...indexes.graphVectors.ids(), ...indexes.graphVectors.pending().keys()]);
   const atomMemories = column(db, `SELECT DISTINCT memory_id FROM ${t('atoms', 'memory_atoms')} WHERE status NOT IN ('forgotten', 'erased')`);
   return {
     documents: live.size,
@@ -39,8 +45,11 @@ export function checkConsistency(db: SqliteDatabase, indexes: Indexes): Consiste
     ftsMismatch: symmetricDifference(live, fts),
     vectorMismatch: symmetricDifference(live, vectorIds),
     graphMismatch: symmetricDifference(live, graphMemories),
+    graphVectors: indexes.graphVectors.ids().length,
+    pendingGraphVectors: indexes.graphVectors.pending().size,
+    graphVectorMismatch: symmetricDifference(entries, entryVectorIds),
     atomOrphans: atomMemories.filter((id) => !live.has(id)).length,
-    fingerprintChanged: indexes.vectors.fingerprintChanged(),
+    fingerprintChanged: indexes.vectors.fingerprintChanged() || indexes.graphVectors.fingerprintChanged(),
   };
 }
 

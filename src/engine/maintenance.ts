@@ -23,6 +23,12 @@ interface MaintenanceDeps {
   readonly recordRepaired: (memoryId: string) => Promise<void>;
 }
 
+/** The memory vectors' rebuild, then the graph entry vectors' (null when the first did not complete). */
+export interface IndexRebuildResult {
+  readonly vectors: VectorRebuildResult;
+  readonly graphVectors: VectorRebuildResult | null;
+}
+
 const flagName = 'needs_index_rebuild';
 const chunk = 64;
 
@@ -55,38 +61,59 @@ export function createMaintenance(deps: MaintenanceDeps) {
         WHERE json_extract(metadata, '$.status') NOT IN ('forgotten', 'erased') ORDER BY memory_id`)
       .all() as { memoryId: string; text: string }[];
 
-  /** Embeds every live memory (the cache makes repeats free) and replays the vector index into a shadow. */
-  const rebuildVectors = async (): Promise<VectorRebuildResult> => {
-    state = 'rebuilding';
-    await warmCache(liveTexts().map((d) => d.text));
-    const result = await indexes.vectors.rebuild({
-      signal: controller.signal,
-      finalCheck: (ids) => {
-        const live = liveTexts();
-        const missing = live.filter((d) => !ids.has(d.memoryId)).length;
-        const extra = ids.size - (live.length - missing);
-        return missing + extra === 0 ? null : `shadow index differs from the documents (${missing} missing, ${extra} extra)`;
-      },
-      onProgress: (p) => (progress = { done: Number(p.checkpoint), total: Number(p.head) }),
-    });
-    if (result.status === 'completed') flags.clear(flagName);
-    state = result.status === 'completed' ? 'idle' : result.status;
-    if (result.reason) lastError = result.reason;
-    return result;
+  /** Every graph entry: what the graph entry vectors must hold. */
+  const entryTexts = (memoryId?: string): { entryId: string; text: string }[] =>
+    deps.db
+      .prepare(`SELECT entry_id AS entryId, text FROM ${indexes.runner.liveTable('graph', 'graph_entries')}
+        ${memoryId === undefined ? '' : 'WHERE memory_id = ?'} ORDER BY entry_id`)
+      .all(...(memoryId === undefined ? [] : [memoryId])) as { entryId: string; text: string }[];
+
+  /** A shadow whose items differ from what the SQLite read models say must hold is not switched to. */
+  const sameIds = (expected: () => readonly string[], what: string) => (ids: ReadonlySet<string>): string | null => {
+    const want = expected();
+    const missing = want.filter((id) => !ids.has(id)).length;
+    const extra = ids.size - (want.length - missing);
+    return missing + extra === 0 ? null : `shadow ${what} index differs from the read models (${missing} missing, ${extra} extra)`;
   };
 
+  /**
+   * Embeds every live memory and graph entry (the cache makes repeats free), then replays the
+   * memory vectors and the graph entry vectors, each into a shadow.
+   */
+  const rebuildVectors = async (): Promise<IndexRebuildResult> => {
+    state = 'rebuilding';
+    await warmCache([...liveTexts().map((d) => d.text), ...entryTexts().map((e) => e.text)]);
+    const onProgress = (p: { checkpoint: bigint; head: bigint }) => (progress = { done: Number(p.checkpoint), total: Number(p.head) });
+    const vectors = await indexes.vectors.rebuild({
+      signal: controller.signal, onProgress, finalCheck: sameIds(() => liveTexts().map((d) => d.memoryId), 'vector'),
+    });
+    const graphVectors =
+      vectors.status === 'completed'
+        ? await indexes.graphVectors.rebuild({
+            signal: controller.signal, onProgress, finalCheck: sameIds(() => entryTexts().map((e) => e.entryId), 'graph entry vector'),
+          })
+        : null;
+    const last = graphVectors ?? vectors;
+    if (last.status === 'completed') flags.clear(flagName);
+    state = last.status === 'completed' ? 'idle' : last.status;
+    if (last.reason) lastError = last.reason;
+    return { vectors, graphVectors };
+  };
+
+  /** Embeds the memory and its graph entries again, in one request, for the memories with pending items. */
   const repairPending = async (): Promise<void> => {
-    const pending = [...indexes.vectors.pending().keys()];
-    if (pending.length === 0) return;
+    const owners = [...new Set([...indexes.vectors.pendingOwners(), ...indexes.graphVectors.pendingOwners()])].sort();
+    if (owners.length === 0) return;
     state = 'repairing';
     const texts = new Map(liveTexts().map((d) => [d.memoryId, d.text]));
-    for (const memoryId of pending) {
+    for (const memoryId of owners) {
       const text = texts.get(memoryId);
       if (text === undefined || controller.signal.aborted) continue;
-      const ok = await embedWithCache(deps.provider, deps.cache, [text]).then(() => true, () => false);
+      const all = [text, ...entryTexts(memoryId).map((e) => e.text)];
+      const ok = await embedWithCache(deps.provider, deps.cache, all).then(() => true, () => false);
       if (ok) await deps.recordRepaired(memoryId);
     }
-    await indexes.vectors.catchUp();
+    await indexes.catchUp();
   };
 
   const runOnce = async (): Promise<void> => {
@@ -96,10 +123,10 @@ export function createMaintenance(deps: MaintenanceDeps) {
     if (report.ftsMismatch > 0) await indexes.runner.rebuild('fts', 'consistency check');
     if (report.graphMismatch > 0) await indexes.runner.rebuild('graph', 'consistency check');
     if (report.atomOrphans > 0) await indexes.runner.rebuild('atoms', 'consistency check');
-    if (report.fingerprintChanged || report.vectorMismatch > 0 || flags.get(flagName)) {
+    if (report.fingerprintChanged || report.vectorMismatch > 0 || report.graphVectorMismatch > 0 || flags.get(flagName)) {
       if (report.fingerprintChanged) flags.set(flagName, 'embedding provider fingerprint changed');
       const result = await rebuildVectors();
-      if (result.status !== 'completed') return;
+      if (result.graphVectors?.status !== 'completed') return;
     }
     await repairPending();
     report = checkConsistency(deps.db, indexes);
@@ -124,15 +151,29 @@ export function createMaintenance(deps: MaintenanceDeps) {
   return {
     /** Starts a check and its repairs in the background; the engine is usable meanwhile. */
     start: (): Promise<void> => track(runOnce),
-    rebuildIndex: async (): Promise<VectorRebuildResult> => {
+    rebuildIndex: async (): Promise<IndexRebuildResult> => {
       await running;
       flags.set(flagName, 'requested');
-      let result: VectorRebuildResult | undefined;
+      let result: IndexRebuildResult | undefined;
       await track(async () => {
         await indexes.runner.rebuild('fts', 'requested');
         result = await rebuildVectors();
       });
       if (!result) throw new Error(lastError ?? 'index rebuild failed');
+      return result;
+    },
+    /** Replays the graph entry vectors into a shadow (after a graph rebuild, say); the cache must hold their embeddings. */
+    rebuildGraphVectors: async (): Promise<VectorRebuildResult> => {
+      await running;
+      let result: VectorRebuildResult | undefined;
+      await track(async () => {
+        state = 'rebuilding';
+        await warmCache(entryTexts().map((e) => e.text));
+        const finalCheck = sameIds(() => entryTexts().map((e) => e.entryId), 'graph entry vector');
+        result = await indexes.graphVectors.rebuild({ signal: controller.signal, finalCheck });
+        state = result.status === 'completed' ? 'idle' : result.status;
+      });
+      if (!result) throw new Error(lastError ?? 'graph entry vector rebuild failed');
       return result;
     },
     requestIndexRebuild: (reason: string) => flags.set(flagName, reason),

@@ -5,6 +5,7 @@ import { applyAtomPolicy } from '../queries/recall/atom-policy.js';
 import { createRecallCache } from '../queries/recall/cache.js';
 import { formatInjection, type Injection } from '../queries/recall/format.js';
 import { rankCandidates, type RankedCandidate, type RankSources, type Reranker } from '../queries/recall/rank.js';
+import type { RouteSources } from '../queries/recall/routes.js';
 import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from '../queries/recall/types.js';
 import type { AccessRecorder } from './access-batcher.js';
 import type { Environment } from './clock.js';
@@ -37,6 +38,7 @@ export interface RecallAnswer {
 /** The read models a recall runs on: the live ones, or a past view's. */
 export type RecallIndexes = Pick<Indexes, 'keyword' | 'graph' | 'documents' | 'atoms' | 'sources'> & {
   readonly vectors: Pick<Indexes['vectors'], 'search'>;
+  readonly graphVectors: Pick<Indexes['graphVectors'], 'search'>;
 };
 
 interface RecallDeps {
@@ -48,23 +50,29 @@ interface RecallDeps {
   readonly reranker?: Reranker | null;
 }
 
+/** The read models the recall routes search, over the live generations. */
+export function routeSources(indexes: RecallIndexes, provider: EmbeddingProvider): RouteSources {
+  const hits = (found: readonly { id: string; score: number }[]) => found.map((h) => ({ id: h.id, score: h.score }));
+  return {
+    keyword: indexes.keyword,
+    vectors: { search: async (q, k) => hits(await indexes.vectors.search(q, k)) },
+    graphVectors: { search: async (q, k) => hits(await indexes.graphVectors.search(q, k)) },
+    graph: indexes.graph,
+    documents: indexes.documents,
+    embedQuery: async (query) => {
+      const [vector] = await provider.embed([truncateForEmbedding(query, provider.maxInputChars)]);
+      if (!vector) throw new Error('the embedding provider returned no vector');
+      return vector;
+    },
+  };
+}
+
 /** Recall through the cache, then the atom policy on every result (cache hit or not), then the injection. */
 export function createRecall(deps: RecallDeps) {
   const settings = deps.settings ?? defaultRecallSettings;
   const cache = createRecallCache<RankedCandidate[]>();
   const { indexes } = deps;
-  const sources: RankSources = {
-    keyword: indexes.keyword,
-    vectors: { search: async (q, k) => (await indexes.vectors.search(q, k)).map((h) => ({ id: h.id, score: h.score })) },
-    graph: indexes.graph,
-    documents: indexes.documents,
-    adjacent: (ids) => indexes.documents.adjacentInSession(ids),
-    embedQuery: async (query) => {
-      const [vector] = await deps.provider.embed([truncateForEmbedding(query, deps.provider.maxInputChars)]);
-      if (!vector) throw new Error('the embedding provider returned no vector');
-      return vector;
-    },
-  };
+  const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent: (ids) => indexes.documents.adjacentInSession(ids) };
 
   const recall = async (input: unknown): Promise<RecallAnswer> => {
     const request = parseOrThrow(recallInputSchema, input);

@@ -41,11 +41,15 @@ export function createWritePath(deps: WritePathDeps) {
 
   const metadataFor = (ctx: CallContext): CommandMetadata => commandMetadata(env, ctx.actor ?? deps.defaultActor, ctx);
 
-  /** Fills the embedding cache for `text`; a provider failure is reported, never thrown. */
-  const embed = async (text: string | undefined): Promise<string | undefined> => {
+  /**
+   * Fills the embedding cache for the memory's text and its graph entries' texts, in one provider
+   * call, so both vector projections find them; a provider failure is reported, never thrown.
+   */
+  const embed = async (text: string | undefined, derived: readonly DerivedEvent[] = []): Promise<string | undefined> => {
     if (text === undefined) return undefined;
+    const entries = derived.flatMap((e) => (e.type === 'GraphEntriesLinked' ? e.data.entries.map((entry) => entry.text) : []));
     try {
-      await embedWithCache(deps.provider, deps.cache, [text]);
+      await embedWithCache(deps.provider, deps.cache, [text, ...entries]);
       return undefined;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
@@ -81,7 +85,7 @@ export function createWritePath(deps: WritePathDeps) {
         derived = deriveEvents({ ...current, ...update.changes, text, memoryId: update.memoryId }, metadata.now, env.newId, indexes.atoms);
       }
     }
-    const embeddingError = await embed(text);
+    const embeddingError = await embed(text, derived);
     const command = { type, data, metadata, ...(derived ? { derived } : {}) } as MemoryCommand;
     const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command);
     if (embeddingError && result.events.length > 0) await recordEmbeddingFailure(data.memoryId, embeddingError, metadata);

@@ -153,7 +153,8 @@ export type GraphTable = (typeof graphTables)[number];
 /** Graph of people, topics and facts, with one searchable entry per memory; extraction happens in the engine. */
 export const graphProjection: Projection = {
   name: 'graph',
-  version: 2,
+  // 3: entries by node in entry id order, so recall reads a node's first entries without a sort.
+  version: 3,
   tables: [
     { name: 'graph_nodes', key: 'node_key' },
     { name: 'graph_edges', key: 'source_node, target_node, relation, source_memory' },
@@ -208,7 +209,7 @@ export const graphProjection: Projection = {
         node_key TEXT NOT NULL,
         PRIMARY KEY (entry_id, node_key)
       );
-      CREATE INDEX ${entryNodes}_node ON {graph_entry_nodes} (node_key);
+      CREATE INDEX ${entryNodes}_node ON {graph_entry_nodes} (node_key, entry_id);
       CREATE VIRTUAL TABLE {graph_entries_fts} USING fts5(
         text, entry_id UNINDEXED, memory_id UNINDEXED, session_id UNINDEXED, persona_id UNINDEXED,
         tokenize = 'trigram'

@@ -37,8 +37,9 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
     /** Many memories in one query, for loading recall results in one batch. */
     getMany(memoryIds: readonly string[]): Map<string, MemoryDocument> {
       if (memoryIds.length === 0) return new Map();
-      const sql = `SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id IN (${memoryIds.map(() => '?').join(', ')})`;
-      return new Map(db.prepare<unknown[], Row>(sql).all(...memoryIds).map((row) => [row.memory_id, toDocument(row)]));
+      // The ids as one JSON parameter: the same statement text for any number of them.
+      const sql = `SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id IN (SELECT value FROM json_each(?))`;
+      return new Map(db.prepare<[string], Row>(sql).all(JSON.stringify(memoryIds)).map((row) => [row.memory_id, toDocument(row)]));
     },
     /**
      * The memories written just before and just after each given one in its session (by

@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
+import { createNeighbourQueries, type NeighbourOptions, type NeighbourPath } from './graph-neighbours.js';
 
 export interface GraphScope {
   /** `undefined`: any session; `null`: only entries without a session. */
@@ -19,23 +20,12 @@ export interface GraphHit {
   readonly personaId: string | null;
 }
 
-export interface GraphNeighbour {
-  readonly nodeKey: string;
+export interface GraphNeighbour extends NeighbourPath {
   readonly nodeType: string;
   readonly value: string;
-  readonly hops: 1 | 2;
-  /** Merged weight of the path: the edge for one hop, the weaker of the two edges for two. */
-  readonly pathWeight: number;
-  /** pathWeight × 1 for the first hop, × SECOND_HOP_WEIGHT for the second. */
-  readonly score: number;
-  /** Relations on the last edge of the path, sorted. */
-  readonly relations: readonly string[];
-  /** The first-hop node a second-hop neighbour was reached through (the strongest one). */
-  readonly via: string | null;
 }
 
-/** A neighbour two hops away counts this much of a direct one. */
-export const SECOND_HOP_WEIGHT = 0.4;
+export { SECOND_HOP_WEIGHT } from './graph-neighbours.js';
 
 /** FTS5's trigram tokenizer matches nothing shorter than three characters. */
 export const MIN_TRIGRAM_LENGTH = 3;
@@ -46,12 +36,6 @@ interface EntryRow {
   text: string;
   session_id: string | null;
   persona_id: string | null;
-}
-
-interface EdgeRow {
-  node: string;
-  relation: string;
-  weight: number;
 }
 
 const toHit = (r: EntryRow): GraphHit => ({ entryId: r.entry_id, memoryId: r.memory_id, text: r.text, sessionId: r.session_id, personaId: r.persona_id });
@@ -75,23 +59,7 @@ function scopeSql(scope: GraphScope, params: unknown[], alias = ''): string {
 
 /** Reads the live graph generation; `table` resolves a logical table to its physical name per call. */
 export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable) => string) {
-  const edgesOf = (key: string): Map<string, { weight: number; relations: Set<string> }> => {
-    const w = table('graph_edge_weights');
-    const rows = db
-      .prepare<[string, string, string, string], EdgeRow>(
-        `SELECT target_node AS node, relation, weight FROM ${w} WHERE source_node = ? AND target_node <> ?
-         UNION ALL SELECT source_node AS node, relation, weight FROM ${w} WHERE target_node = ? AND source_node <> ?`,
-      )
-      .all(key, key, key, key);
-    const byNode = new Map<string, { weight: number; relations: Set<string> }>();
-    for (const row of rows) {
-      const found = byNode.get(row.node) ?? { weight: 0, relations: new Set<string>() };
-      found.weight += row.weight;
-      found.relations.add(row.relation);
-      byNode.set(row.node, found);
-    }
-    return byNode;
-  };
+  const neighbourQueries = createNeighbourQueries(db, table);
 
   return {
     /**
@@ -122,35 +90,17 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
       return db.prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
     },
 
-    /** Nodes one hop from `key` (either direction), and with `hops: 2` the nodes one hop further. */
-    neighbours(key: string, options: { readonly hops?: 1 | 2; readonly limit?: number } = {}): GraphNeighbour[] {
-      const first = edgesOf(key);
-      const found = new Map<string, Omit<GraphNeighbour, 'nodeType' | 'value'>>();
-      for (const [node, e] of first) {
-        found.set(node, { nodeKey: node, hops: 1, pathWeight: e.weight, score: e.weight, relations: [...e.relations].sort(), via: null });
-      }
-      if (options.hops === 2) {
-        for (const [mid, e1] of [...first].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          for (const [node, e2] of edgesOf(mid)) {
-            if (node === key || first.has(node)) continue;
-            const pathWeight = Math.min(e1.weight, e2.weight);
-            const previous = found.get(node);
-            if (previous && previous.pathWeight >= pathWeight) continue;
-            const relations = [...e2.relations].sort();
-            found.set(node, { nodeKey: node, hops: 2, pathWeight, score: pathWeight * SECOND_HOP_WEIGHT, relations, via: mid });
-          }
-        }
-      }
+    ...neighbourQueries,
+
+    /** Nodes one hop from `key` (either direction), and with `hops: 2` the nodes one hop further, with their type and value. */
+    neighbours(key: string, options: NeighbourOptions = {}): GraphNeighbour[] {
       const nodes = table('graph_nodes');
       const info = db.prepare<[string], { node_type: string; canonical_value: string }>(`SELECT node_type, canonical_value FROM ${nodes} WHERE node_key = ?`);
-      return [...found.values()]
-        .sort((a, b) => b.score - a.score || a.hops - b.hops || (a.nodeKey < b.nodeKey ? -1 : a.nodeKey > b.nodeKey ? 1 : 0))
-        .slice(0, options.limit ?? 50)
-        .map((n) => {
-          const row = info.get(n.nodeKey);
-          const [prefix = '', ...rest] = n.nodeKey.split(':');
-          return { ...n, nodeType: row?.node_type ?? prefix, value: row?.canonical_value ?? rest.join(':') };
-        });
+      return (neighbourQueries.neighboursOfMany([key], options).get(key) ?? []).map((n) => {
+        const row = info.get(n.nodeKey);
+        const [prefix = '', ...rest] = n.nodeKey.split(':');
+        return { ...n, nodeType: row?.node_type ?? prefix, value: row?.canonical_value ?? rest.join(':') };
+      });
     },
 
     /**
@@ -178,6 +128,14 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
         found.set(row.entry_id, [...(found.get(row.entry_id) ?? []), row.node_key]);
       }
       return found;
+    },
+
+    /** The memory of each of the given entries (entries no longer in the graph are left out). */
+    memoryOfEntries(entryIds: readonly string[]): Map<string, string> {
+      if (entryIds.length === 0) return new Map();
+      const sql = `SELECT entry_id, memory_id FROM ${table('graph_entries')} WHERE entry_id IN (SELECT value FROM json_each(?))`;
+      const rows = db.prepare<[string], { entry_id: string; memory_id: string }>(sql).all(JSON.stringify(entryIds));
+      return new Map(rows.map((r) => [r.entry_id, r.memory_id]));
     },
 
     /** Merged weight of one edge across memories (0 when no memory carries it). */

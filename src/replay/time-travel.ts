@@ -4,6 +4,7 @@ import type { VectorSource } from '../projections/vectors/apply.js';
 import { createReadModels, type ReadModels } from '../queries/read-models.js';
 import { resolvePointer, type Pointer, type ResolvedPointer } from './pointer.js';
 import { projectionsAt, type StateAt } from './state-at.js';
+import { graphEntryVectorFeed } from '../projections/vectors/feed.js';
 import { vectorsAt, type VectorsAt } from './vectors-at.js';
 
 export interface TimeTravelDeps {
@@ -18,6 +19,7 @@ export interface TimeTravelDeps {
 export interface TimeTravelView extends ResolvedPointer, ReadModels {
   readonly state: StateAt;
   readonly vectors: VectorsAt;
+  readonly graphVectors: VectorsAt;
   close(): void;
 }
 
@@ -30,11 +32,13 @@ export async function openTimeTravelView(deps: TimeTravelDeps, pointer: Pointer,
   const state = await projectionsAt(deps.log, deps.projections, resolved.position);
   try {
     const vectors = await vectorsAt(deps.log, deps.vectorSource, resolved.position, deps.pageSize);
+    const graphVectors = await vectorsAt(deps.log, deps.vectorSource, resolved.position, deps.pageSize, graphEntryVectorFeed);
     return {
       ...resolved,
       ...createReadModels(state.db, (name, table) => state.runner.liveTable(name, table)),
       state,
       vectors,
+      graphVectors,
       close: () => state.close(),
     };
   } catch (error) {

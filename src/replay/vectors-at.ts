@@ -1,5 +1,6 @@
 import type { EventLog } from '../events/log/event-log.js';
 import { applyVectorPage, emptyGeneration, vectorDigest, type VectorGeneration, type VectorSource } from '../projections/vectors/apply.js';
+import { memoryVectorFeed, type VectorFeed } from '../projections/vectors/feed.js';
 import type { VectorHit } from '../projections/vectors/flat-index.js';
 
 export interface VectorsAt {
@@ -14,7 +15,7 @@ export interface VectorsAt {
  * embedding cache; a stored text is never sent to a provider. A memory whose embedding had failed
  * by then is pending, as it was, even if the cache holds its vector today.
  */
-export async function vectorsAt(log: EventLog, source: VectorSource, position: bigint, pageSize = 1000): Promise<VectorsAt> {
+export async function vectorsAt(log: EventLog, source: VectorSource, position: bigint, pageSize = 1000, feed: VectorFeed = memoryVectorFeed): Promise<VectorsAt> {
   const gen: VectorGeneration = emptyGeneration(1, source);
   // The cache key of each memory's current text, so a failed memory stays repairable.
   const keys = new Map<string, string>();
@@ -22,7 +23,9 @@ export async function vectorsAt(log: EventLog, source: VectorSource, position: b
     const page = await log.readAll({ from: gen.checkpoint + 1n, to: position, limit: pageSize });
     if (page.length === 0) break;
     for (const event of page) {
-      applyVectorPage(gen, [event], source);
+      applyVectorPage(gen, [event], source, feed);
+      // Failed embeddings are replayed for the memory index; graph entries of a failed memory are not told apart yet.
+      if (feed !== memoryVectorFeed) continue;
       if (event.type === 'MemoryWritten') keys.set(event.data.memoryId, source.keyOf(event.data.text));
       else if (event.type === 'MemoryUpdated' && event.data.changes.text !== undefined) {
         keys.set(event.data.memoryId, source.keyOf(event.data.changes.text));

@@ -1,10 +1,12 @@
 import type { EventLog } from '../events/log/event-log.js';
 import { applyVectorPage, emptyGeneration, vectorDigest, type VectorSource } from '../projections/vectors/apply.js';
+import type { VectorFeed } from '../projections/vectors/feed.js';
 import type { ProjectionCheck } from './verify.js';
 
 /** What verify needs of the live FAISS projection (the engine's vector store). */
 export interface LiveVectors {
   readonly source: VectorSource;
+  readonly feed: VectorFeed;
   catchUp(): Promise<void>;
   status(): { readonly name: string; readonly checkpoint: bigint };
   digest(): string;
@@ -26,7 +28,7 @@ export async function checkVectors(log: EventLog, vectors: LiveVectors, pageSize
     const fresh = emptyGeneration(0, vectors.source);
     for (;;) {
       const page = await log.readAll({ from: fresh.checkpoint + 1n, to: position, limit: pageSize });
-      applyVectorPage(fresh, page, vectors.source);
+      applyVectorPage(fresh, page, vectors.source, vectors.feed);
       if (page.length < pageSize) break;
     }
     const replayed = vectorDigest(fresh);

@@ -27,7 +27,7 @@ export interface VerifyOptions {
   readonly runner: ProjectionRunner;
   readonly projections: readonly Projection[];
   /** The FAISS projection, checked beside the SQLite ones when given. */
-  readonly vectors?: LiveVectors;
+  readonly vectors?: readonly LiveVectors[];
   readonly chain?: VerifyChainOptions;
 }
 
@@ -77,6 +77,7 @@ export async function verifyProjections(
 export async function verifyStore(options: VerifyOptions): Promise<StoreVerification> {
   const chain = await options.log.verifyChain(options.chain);
   const projections = await verifyProjections(options.log, options.runner, options.projections);
-  const checks = options.vectors ? [...projections, await checkVectors(options.log, options.vectors)] : projections;
+  const checks = [...projections];
+  for (const vectors of options.vectors ?? []) checks.push(await checkVectors(options.log, vectors));
   return { ok: chain.ok && checks.every((c) => c.status === 'ok'), chain, projections: checks };
 }

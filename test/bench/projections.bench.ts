@@ -10,16 +10,17 @@
  * 2. rebuild: a log of --memories memories (default 30,000, see `defaultMemories`; MemoryWritten plus
  *    the derived graph and atom events, exactly what writeMemory would append, derived and embedded on
  *    worker threads and appended through the log's own append, a thousand events a transaction) is
- *    built untimed, then every SQLite projection is rebuilt with `runner.rebuild(name)` and the FAISS
- *    one with `vectors.rebuild()`. Figures are the log's events per second; the raw figure is the same
+ *    built untimed, then every SQLite projection is rebuilt with `runner.rebuild(name)` and the two FAISS
+ *    ones (memories, graph entries) with `rebuild()`. Figures are the log's events per second; the raw figure is the same
  *    event count over the time raw better-sqlite3 takes to insert the same documents rows, so every
  *    ratio is raw time / our time. 2b checks how the graph rebuild scales (4x the log, 4x the time?).
  * 3. search: p50/p95 latency of `vectors.search(query, 10)` vs raw faiss-node IndexFlatIP.search on
  *    the same vectors, and of `keyword.search(query, { limit: 10 })` vs a raw FTS5 MATCH ... ORDER BY
  *    bm25 LIMIT 10 over a plain table of the same tokens. Lower is better; ours and raw alternate
  *    query by query, so the machine's other load falls on both alike.
+ * 4. recall: p50/p95 latency of `engine.recall` on the store of 2 and on a second one of 10,000
+ *    memories, global and session scope, beside raw FTS5 + raw FAISS (see recall.bench.ts).
  */
-import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -43,17 +44,14 @@ import { extractGraph } from '../../src/engine/extraction/graph.js';
 import { ftsTableName } from '../../src/projections/fts.js';
 import { graphProjection } from '../../src/projections/graph.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
-import { ftsTokenizeOption, toFtsQuery } from '../../src/projections/text/tokenizer.js';
-import { readSnapshot } from '../../src/projections/vectors/snapshot.js';
+import { toFtsQuery } from '../../src/projections/text/tokenizer.js';
 import { openTestEngine } from '../support/engine.js';
 import { chunks, countRows, documentRow, expectRows, rawDocuments, rawSingle, type DocumentRow } from './core.bench.js';
 import { memoryInput, searchQueries, type MemoryInput } from './corpus.js';
+import { rawFtsCopy, rawVectorIndex, recallRows } from './recall.bench.js';
 import { corpusEvents, derivedAtoms, logStart } from './log-events.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { benchDir, fileSystemOf, intArg, isEntryPoint, progress, quantile, rates, timed, type Timing } from './support.js';
-
-const require = createRequire(import.meta.url);
-const { IndexFlatIP } = require('faiss-node') as typeof import('faiss-node');
+import { alternate, benchDir, fileSystemOf, intArg, isEntryPoint, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
 
 type Written = EventOf<'MemoryWritten'>;
 
@@ -78,9 +76,10 @@ const appendBatchEvents = 1_000;
 const deriveBatch = 1_000;
 const pageSize = 1_000;
 const k = 10;
-const warmupQueries = 20;
 /** Memories of the smaller log of the graph scaling check (the larger has four times as many). */
 const graphScalingMemories = 2_000;
+/** Memories of the smaller store recall latency is measured on (the issue's 10k goal). */
+const recallSmallMemories = 10_000;
 
 // ---------------------------------------------------------------------------------------------
 // 1. Write throughput.
@@ -169,7 +168,7 @@ function eventsWorker() {
   };
 }
 
-async function buildLog(path: string, count: number): Promise<BuiltLog> {
+export async function buildLog(path: string, count: number): Promise<BuiltLog> {
   const began = process.hrtime.bigint();
   const db = openDatabase(path);
   const log = createSqliteEventLog(db);
@@ -207,7 +206,11 @@ async function buildLog(path: string, count: number): Promise<BuiltLog> {
     }
     db.exec('COMMIT');
     // Not awaited here: the worker embeds while this loop goes on; the cache is filled between transactions.
-    const texts = batch.map((events) => (events[0] as Written).data.text);
+    // The memory texts and their graph entries' texts, as the write path embeds them.
+    const texts = batch.flatMap((events) => [
+      (events[0] as Written).data.text,
+      ...events.flatMap((e) => (e.type === 'GraphEntriesLinked' ? e.data.entries.map((entry) => entry.text) : [])),
+    ]);
     embedding.push(embedWithCache(offThread.provider, cache, texts, { chunkSize: texts.length }).then((r) => r.embedded));
     if (Math.floor((from + deriveBatch) / 20_000) > Math.floor(from / 20_000)) progress(`  log: ${Math.min(count, from + deriveBatch)} memories`);
   }
@@ -279,45 +282,6 @@ async function graphRebuildRate(path: string, count: number, shared: readonly st
 // ---------------------------------------------------------------------------------------------
 // 3. Search latencies.
 
-const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
-
-interface Latencies {
-  readonly ours: number[];
-  readonly raw: number[];
-}
-
-/** Times each query on both sides, alternating which goes first; the first `warmupQueries` are not kept. */
-async function alternate(count: number, ours: (i: number) => Promise<unknown> | unknown, raw: (i: number) => unknown): Promise<Latencies> {
-  const out: Latencies = { ours: [], raw: [] };
-  for (let i = 0; i < count + warmupQueries; i += 1) {
-    const q = i % count;
-    const runOurs = async () => {
-      const t0 = process.hrtime.bigint();
-      await ours(q);
-      return ms(t0);
-    };
-    const runRaw = () => {
-      const t0 = process.hrtime.bigint();
-      raw(q);
-      return ms(t0);
-    };
-    let o: number;
-    let r: number;
-    if (i % 2 === 0) {
-      o = await runOurs();
-      r = runRaw();
-    } else {
-      r = runRaw();
-      o = await runOurs();
-    }
-    if (i >= warmupQueries) {
-      out.ours.push(o);
-      out.raw.push(r);
-    }
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
 
 export async function runProjectionsBench(options: ProjectionsBenchOptions = {}): Promise<BenchReport> {
@@ -388,6 +352,15 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
       throw new Error(`vector rebuild: ${JSON.stringify(vectorResult, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
     }
     perProjection.push({ name: 'vectors', timing: vectorTiming });
+    progress(`projections 2. rebuild graph_vectors, ${events} events`);
+    let graphVectorResult: Awaited<ReturnType<typeof indexes.graphVectors.rebuild>> | undefined;
+    const graphVectorTiming = await timed(async () => {
+      graphVectorResult = await indexes.graphVectors.rebuild();
+    });
+    if (graphVectorResult?.status !== 'completed' || graphVectorResult.size !== memories || graphVectorResult.pending !== 0) {
+      throw new Error(`graph entry vector rebuild: ${graphVectorResult?.status} with ${graphVectorResult?.size} vectors, ${graphVectorResult?.pending} pending`);
+    }
+    perProjection.push({ name: 'graph_vectors', timing: graphVectorTiming });
     // Counts of what the rebuilds made.
     const live = (name: string, table: string) => indexes.runner.liveTable(name, table);
     expectRows(db, live('documents', 'documents'), memories, 'rebuilt documents');
@@ -406,9 +379,9 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
       `raw = the log's ${events} events over the ${rawSeconds.toFixed(2)} s raw better-sqlite3 takes to insert the ${memories} documents rows ` +
       `(${Math.round(rawDocs.wall)} rows/s), so ratio = raw time / our time; ours reads, decodes and applies the whole log once per projection`;
     rows.push(
-      row(`full rebuild, all 6 projections (M=${memories}, ${events} events)`, events / total.wall, rawEventsPerSecond, 'events/s', undefined, { note: rebuildNote }),
+      row(`full rebuild, all ${perProjection.length} projections (M=${memories}, ${events} events)`, events / total.wall, rawEventsPerSecond, 'events/s', undefined, { note: rebuildNote }),
       ...perProjection.map((p) => row(`rebuild ${p.name}`, events / p.timing.wall, rawEventsPerSecond, 'events/s')),
-      row(`cpu: full rebuild, all 6 projections (M=${memories})`, events / total.cpu, events / (memories / rawDocs.cpu), 'events/cpu-s'),
+      row(`cpu: full rebuild, all ${perProjection.length} projections (M=${memories})`, events / total.cpu, events / (memories / rawDocs.cpu), 'events/cpu-s'),
     );
     Object.assign(meta, {
       memories,
@@ -448,10 +421,8 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     const queryVectors = await provider.embed(queries);
     progress(`projections 3. vector search, ${queryCount} queries over ${memories} vectors (k=${k})`);
     const generation = indexes.vectors.status().generation;
-    const snapshot = readSnapshot(join(dataDir, 'vectors', `vectors-g${generation}.snap`));
-    if (!snapshot) throw new Error('no vector snapshot after the rebuild');
-    const rawIndex = IndexFlatIP.fromBuffer(snapshot.index);
-    if (rawIndex.ntotal() !== memories || snapshot.header.ids.length !== memories) throw new Error(`raw faiss index holds ${rawIndex.ntotal()} vectors`);
+    const rawVectors = rawVectorIndex(join(dataDir, 'vectors', `vectors-g${generation}.snap`), memories);
+    const rawIndex = rawVectors.index;
     const rawQueries = queryVectors.map((v) => Array.from(v));
     const ourHits: string[][] = [];
     const rawHits: string[][] = [];
@@ -461,7 +432,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
         ourHits[i] = (await indexes.vectors.search(queryVectors[i] as Float32Array, k)).map((h) => h.id);
       },
       (i) => {
-        rawHits[i] = rawIndex.search(rawQueries[i] as number[], k).labels.map((label) => snapshot.header.ids[label] ?? '?');
+        rawHits[i] = rawIndex.search(rawQueries[i] as number[], k).labels.map((label) => rawVectors.ids[label] ?? '?');
       },
     );
     const vectorMismatches = queries.filter((_, i) => (ourHits[i] ?? []).join() !== (rawHits[i] ?? []).join()).length;
@@ -469,17 +440,9 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     if (vectorMismatches > 0) throw new Error(`${vectorMismatches} vector queries differ between ours and raw faiss`);
 
     progress(`projections 3. keyword search, ${queryCount} queries over ${memories} memories (limit ${k})`);
-    const rawFts = openDatabase(dir.file('fts-raw'));
-    rawFts.exec(`CREATE VIRTUAL TABLE t USING fts5(tokens, tokenize = ${ftsTokenizeOption})`);
-    const insert = rawFts.prepare('INSERT INTO t (rowid, tokens) VALUES (?, ?)');
-    const ftsRows = db.prepare<[], { rowid: number; tokens: string }>(`SELECT rowid, tokens FROM ${live('fts', ftsTableName)}`).all();
-    for (const batch of chunks(ftsRows, 5_000)) rawFts.transaction(() => batch.forEach((r) => insert.run(r.rowid, r.tokens))).immediate();
-    expectRows(rawFts, 't', memories, 'raw fts');
+    const rawFts = rawFtsCopy(db, live('fts', ftsTableName), dir.file('fts-raw'), memories);
     const matches = queries.map((q) => toFtsQuery(q));
     if (matches.some((m) => m === null)) throw new Error('a query has no tokens');
-    const rawSearch = rawFts.prepare<[string, number], { rowid: number; score: number }>(
-      'SELECT rowid, bm25(t) AS score FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?',
-    );
     const ourScores: number[][] = [];
     const rawScores: number[][] = [];
     const keywordLatency = await alternate(
@@ -488,7 +451,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
         ourScores[i] = indexes.keyword.search(queries[i] as string, { limit: k }).map((h) => h.score);
       },
       (i) => {
-        rawScores[i] = rawSearch.all(matches[i] as string, k).map((r) => -r.score);
+        rawScores[i] = rawFts.search(matches[i] as string, k).map((r) => -r.score);
       },
     );
     // Same tokens, same bm25: the scores of the top 10 agree even where ties order the ids differently.
@@ -499,7 +462,6 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     }).length;
     if (keywordMismatches > 0) throw new Error(`${keywordMismatches} keyword queries differ between ours and raw FTS5`);
     const emptyKeyword = ourScores.filter((s) => s.length === 0).length;
-    rawFts.close();
 
     const latencyRow = (name: string, l: Latencies, q: number, note?: string) =>
       row(name, quantile(l.ours, q), quantile(l.raw, q), 'ms', undefined, { better: 'lower', ...(note === undefined ? {} : { note }) });
@@ -515,7 +477,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     );
     Object.assign(meta, {
       queries: queryCount,
-      warmupQueries,
+      warmupQueries: 20,
       vectorHitsMatchRaw: vectorMismatches === 0,
       keywordScoresMatchRaw: keywordMismatches === 0,
       keywordQueriesWithoutHits: emptyKeyword,
@@ -523,8 +485,24 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
 
     await indexes.runner.stop();
     await indexes.vectors.close();
+    await indexes.graphVectors.close();
     await log.close();
     db.close();
+
+    // ---- 4. recall latency, on this store and on a smaller one
+    progress(`projections 4. recall latency over ${memories} memories`);
+    const recallQueries = Math.min(queryCount, 200);
+    const recallRaw = { fts: rawFts, vectors: rawVectors };
+    rows.push(...(await recallRows({ dataDir, memories, queries: recallQueries, provider, raw: recallRaw })));
+    rawFts.close();
+    const smaller = Math.min(recallSmallMemories, memories);
+    if (smaller < memories) {
+      progress(`projections 4. building a log of ${smaller} memories for recall (not timed)`);
+      const smallDir = join(dir.dir, 'recall-small');
+      (await buildLog(join(smallDir, 'livingmemory.db'), smaller)).db.close();
+      rows.push(...(await recallRows({ dataDir: smallDir, memories: smaller, queries: recallQueries, provider, rawPath: dir.file('fts-raw-small'), note: false })));
+    }
+    meta.recallQueriesPerScope = recallQueries;
 
     return {
       title: 'LivingMemory projections benchmark (ratio = ours / raw)',

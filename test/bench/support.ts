@@ -94,3 +94,48 @@ export function quantile(values: readonly number[], q: number): number {
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
   return sorted[rank - 1] ?? Number.NaN;
 }
+
+const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
+
+/** Milliseconds per query, ours and raw. */
+export interface Latencies {
+  readonly ours: number[];
+  readonly raw: number[];
+}
+
+/** Times each query on both sides, alternating which goes first; the first `warmup` are not kept. */
+export async function alternate(
+  count: number,
+  ours: (i: number) => Promise<unknown> | unknown,
+  raw: (i: number) => unknown,
+  warmup = 20,
+): Promise<Latencies> {
+  const out: Latencies = { ours: [], raw: [] };
+  for (let i = 0; i < count + warmup; i += 1) {
+    const q = i % count;
+    const runOurs = async () => {
+      const t0 = process.hrtime.bigint();
+      await ours(q);
+      return ms(t0);
+    };
+    const runRaw = () => {
+      const t0 = process.hrtime.bigint();
+      raw(q);
+      return ms(t0);
+    };
+    let o: number;
+    let r: number;
+    if (i % 2 === 0) {
+      o = await runOurs();
+      r = runRaw();
+    } else {
+      r = runRaw();
+      o = await runOurs();
+    }
+    if (i >= warmup) {
+      out.ours.push(o);
+      out.raw.push(r);
+    }
+  }
+  return out;
+}

@@ -6,6 +6,7 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
@@ -17,6 +18,7 @@ const status: Handler = async (engine, _inv, out) => {
       `memories: ${counts.active} active, ${counts.all} in all`,
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
+      `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
@@ -112,12 +114,19 @@ const search: Handler = async (engine, inv, out) => {
 
 const rebuildIndex: Handler = async (engine, _inv, out) => {
   const result = await engine.maintenance.rebuildIndex();
-  out.print(result, () => `vector index: ${result.status}, generation ${result.generation}, ${result.size} vectors, ${result.pending} pending`);
+  const line = (what: string, r: VectorRebuildResult | null) =>
+    r ? `${what}: ${r.status}, generation ${r.generation}, ${r.size} vectors, ${r.pending} pending` : `${what}: not rebuilt`;
+  out.print(result, () => [line('vector index', result.vectors), line('graph entry vectors', result.graphVectors)].join('\n'));
 };
 
 const rebuildGraph: Handler = async (engine, _inv, out) => {
   const results = [await engine.runner.rebuild('graph', 'requested'), await engine.runner.rebuild('atoms', 'requested')];
-  out.print(results, () => results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`).join('\n'));
+  const vectors = await engine.maintenance.rebuildGraphVectors();
+  out.print({ projections: results, graphVectors: vectors }, () =>
+    [
+      ...results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`),
+      `graph entry vectors: ${vectors.status}, generation ${vectors.generation}, ${vectors.size} vectors, ${vectors.pending} pending`,
+    ].join('\n'));
 };
 
 export const commands: Readonly<Record<string, Command>> = {
@@ -128,8 +137,8 @@ export const commands: Readonly<Record<string, Command>> = {
   events: { run: events, usage: 'events [--stream ID] [--tail N] [--from POSITION]' },
   rebuild: { run: rebuild, usage: 'rebuild <projection>       replay into a shadow generation and switch' },
   search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
-  'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the vector index' },
-  'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph and atom projections' },
+  'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the memory and graph entry vectors' },
+  'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph, atom and graph entry vector projections' },
   erase: { run: erase, usage: 'erase --user U|--session S|--persona P --reason R  destroy the subject\'s key; its content reads as erased' },
   backup: { run: backup, usage: 'backup <path>              copy the store file while it runs' },
   verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },

@@ -40,7 +40,7 @@ export async function verify(engine: MemoryEngine, inv: Invocation, out: Output)
     log: engine.log,
     runner: engine.runner,
     projections: engineProjections,
-    vectors: engine.indexes.vectors,
+    vectors: [engine.indexes.vectors, engine.indexes.graphVectors],
     ...(anchor ? { chain: { anchor } } : {}),
   });
   out.print(report, () => describe(report));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../../events/log/event-log.js';
+import type { VectorChange, VectorFeed } from './feed.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -14,60 +15,110 @@ export interface VectorSource {
 export interface VectorGeneration {
   readonly generation: number;
   readonly index: FlatIndex;
+  /** Items whose embedding was missing when applied, with the cache key to retry. */
   readonly pending: Map<string, string>;
+  /** The owner of every item, indexed or pending, and the items of every owner. */
+  readonly ownerOf: Map<string, string>;
+  readonly itemsOf: Map<string, Set<string>>;
   checkpoint: bigint;
 }
 
-export const vectorEventTypes = new Set(['MemoryWritten', 'MemoryUpdated', 'MemoryForgotten', 'MemoryEmbeddingRepaired']);
-
 export function emptyGeneration(generation: number, source: VectorSource): VectorGeneration {
-  return { generation, index: createFlatIndex(source.dimension), pending: new Map(), checkpoint: 0n };
+  return { generation, index: createFlatIndex(source.dimension), pending: new Map(), ownerOf: new Map(), itemsOf: new Map(), checkpoint: 0n };
 }
+
+const own = (gen: VectorGeneration, id: string, owner: string): void => {
+  const previous = gen.ownerOf.get(id);
+  // An item id another owner reuses moves to it: the later event wins, as in the graph projection.
+  if (previous !== undefined && previous !== owner) gen.itemsOf.get(previous)?.delete(id);
+  gen.ownerOf.set(id, owner);
+  const items = gen.itemsOf.get(owner) ?? new Set<string>();
+  items.add(id);
+  gen.itemsOf.set(owner, items);
+};
 
 export function restoreGeneration(snapshot: Snapshot): VectorGeneration {
   const { header } = snapshot;
-  return {
+  const gen: VectorGeneration = {
     generation: header.generation,
     index: createFlatIndex(header.dimension, { buffer: snapshot.index, ids: header.ids }),
     pending: new Map(header.pending.map(([id, key]) => [id, key])),
+    ownerOf: new Map(),
+    itemsOf: new Map(),
     checkpoint: BigInt(header.checkpoint),
   };
+  // Only items owned by another id are written down; the rest own themselves.
+  const owners = new Map(header.owners ?? []);
+  for (const id of [...header.ids, ...gen.pending.keys()]) own(gen, id, owners.get(id) ?? id);
+  return gen;
 }
 
-/** Applies a page in order; an embedding missing from the cache leaves the memory pending, never lost. */
-export function applyVectorPage(gen: VectorGeneration, page: readonly RecordedEvent[], source: VectorSource): void {
+function drop(gen: VectorGeneration, owner: string): void {
+  const items = gen.itemsOf.get(owner);
+  if (!items) return;
+  gen.index.removeMany(items);
+  for (const id of items) {
+    gen.pending.delete(id);
+    gen.ownerOf.delete(id);
+  }
+  gen.itemsOf.delete(owner);
+}
+
+/** Indexes the items whose vectors the cache holds; the others stay pending under their key. */
+function place(gen: VectorGeneration, items: readonly { id: string; key: string }[], source: VectorSource): void {
+  const found: { id: string; vector: Float32Array }[] = [];
+  for (const { id, key } of items) {
+    const vector = source.lookup(key);
+    if (vector) {
+      found.push({ id, vector });
+      gen.pending.delete(id);
+    } else {
+      gen.index.removeMany([id]);
+      gen.pending.set(id, key);
+    }
+  }
+  gen.index.upsertMany(found);
+}
+
+function applyChange(gen: VectorGeneration, change: VectorChange, source: VectorSource): void {
+  switch (change.kind) {
+    case 'replace':
+      drop(gen, change.owner);
+      for (const item of change.items) own(gen, item.id, change.owner);
+      place(gen, change.items.map((item) => ({ id: item.id, key: source.keyOf(item.text) })), source);
+      return;
+    case 'drop':
+      drop(gen, change.owner);
+      return;
+    case 'retry': {
+      const items = [...(gen.itemsOf.get(change.owner) ?? [])].flatMap((id) => {
+        const key = gen.pending.get(id);
+        return key === undefined ? [] : [{ id, key }];
+      });
+      place(gen, items, source);
+      return;
+    }
+    default: {
+      const never: never = change;
+      throw new Error(`unknown vector change ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Applies a page in order; an embedding missing from the cache leaves the item pending, never lost. */
+export function applyVectorPage(gen: VectorGeneration, page: readonly RecordedEvent[], source: VectorSource, feed: VectorFeed): void {
   for (const event of page) {
     if (event.globalPosition <= gen.checkpoint) continue;
-    const embed = (memoryId: string, key: string): void => {
-      const vector = source.lookup(key);
-      if (vector) {
-        gen.index.upsertMany([{ id: memoryId, vector }]);
-        gen.pending.delete(memoryId);
-      } else {
-        gen.index.removeMany([memoryId]);
-        gen.pending.set(memoryId, key);
-      }
-    };
-    const erased = event.metadata.erased === true && (event.type === 'MemoryWritten' || event.type === 'MemoryUpdated');
-    // An erased memory (ADR 19) keeps no vector: an embedding says something about its text.
-    if (erased) {
-      gen.index.removeMany([event.data.memoryId]);
-      gen.pending.delete(event.data.memoryId);
-    } else if (event.type === 'MemoryWritten') embed(event.data.memoryId, source.keyOf(event.data.text));
-    else if (event.type === 'MemoryUpdated' && event.data.changes.text !== undefined) {
-      embed(event.data.memoryId, source.keyOf(event.data.changes.text));
-    } else if (event.type === 'MemoryEmbeddingRepaired') {
-      const key = gen.pending.get(event.data.memoryId);
-      if (key) embed(event.data.memoryId, key);
-    } else if (event.type === 'MemoryForgotten') {
-      gen.index.removeMany([event.data.memoryId]);
-      gen.pending.delete(event.data.memoryId);
-    }
+    for (const change of feed.changes(event)) applyChange(gen, change, source);
     gen.checkpoint = event.globalPosition;
   }
 }
 
+const ownedElsewhere = (gen: VectorGeneration): [string, string][] =>
+  [...gen.ownerOf].filter(([id, owner]) => id !== owner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
 export function toSnapshot(gen: VectorGeneration, source: VectorSource): Snapshot {
+  const owners = ownedElsewhere(gen);
   return {
     header: {
       generation: gen.generation,
@@ -76,17 +127,21 @@ export function toSnapshot(gen: VectorGeneration, source: VectorSource): Snapsho
       dimension: gen.index.dimension,
       ids: gen.index.ids(),
       pending: [...gen.pending.entries()],
+      ...(owners.length > 0 ? { owners } : {}),
     },
     index: gen.index.toBuffer(),
   };
 }
 
-/** Canonical: ids sorted, each with its vector's bytes, then the pending ids. */
+/** Canonical: ids sorted, each with its vector's bytes, then the pending ids, then owners other than the item itself. */
 export function vectorDigest(gen: VectorGeneration): string {
   const hash = createHash('sha256');
   const entries = gen.index.entries().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const { id, vector } of entries) hash.update(`${id}\n`).update(Buffer.from(vector.buffer));
   hash.update('pending\n');
   for (const [id, key] of [...gen.pending.entries()].sort()) hash.update(`${id} ${key}\n`);
+  const owners = ownedElsewhere(gen);
+  if (owners.length > 0) hash.update('owners\n');
+  for (const [id, owner] of owners) hash.update(`${id} ${owner}\n`);
   return hash.digest('hex');
 }

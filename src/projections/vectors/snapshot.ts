@@ -6,8 +6,10 @@ export interface SnapshotHeader {
   readonly fingerprint: string;
   readonly dimension: number;
   readonly ids: readonly string[];
-  /** Memories whose embedding was missing when applied, with the cache key to retry. */
+  /** Items whose embedding was missing when applied, with the cache key to retry. */
   readonly pending: readonly (readonly [string, string])[];
+  /** Items owned by another id (graph entries by their memory); absent when every item owns itself. */
+  readonly owners?: readonly (readonly [string, string])[];
 }
 
 export interface Snapshot {

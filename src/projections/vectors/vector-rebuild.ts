@@ -9,7 +9,7 @@ export interface VectorRebuildOptions {
   readonly persistEvery?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: { checkpoint: bigint; head: bigint }) => void;
-  /** Last word before the switch: the shadow's ids checked against the documents, say. */
+  /** Last word before the switch: the shadow's item ids checked against the documents, say. */
   readonly finalCheck?: (ids: ReadonlySet<string>) => string | null;
 }
 
@@ -25,6 +25,8 @@ export interface VectorRebuildResult {
 }
 
 export interface VectorRebuildContext {
+  /** The projection's name in `projection_generations`. */
+  readonly name: string;
   readonly db: SqliteDatabase;
   readonly generations: GenerationStore;
   readonly source: VectorSource;
@@ -38,8 +40,6 @@ export interface VectorRebuildContext {
   readonly remove: (generation: number) => void;
 }
 
-const name = 'vectors';
-
 export const failureRatio = (gen: VectorGeneration): number => {
   const total = gen.index.size() + gen.pending.size;
   return total === 0 ? 0 : gen.pending.size / total;
@@ -47,6 +47,7 @@ export const failureRatio = (gen: VectorGeneration): number => {
 
 /** Replays into a shadow index, persisting as it goes; switches only when few embeddings are missing. */
 export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
+  const { name } = ctx;
   const existing = ctx.generations.building(name);
   const row = existing ?? ctx.db.transaction(() => ctx.generations.create(name, 1, 'building')).immediate();
   const gen = existing ? ctx.load(existing) : emptyGeneration(row.generation, ctx.source);
@@ -74,7 +75,7 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
       return { ...result(status), reason };
     };
     const ratio = failureRatio(gen);
-    if (ratio > (options.maxFailureRatio ?? 0.02)) return abandon('partial', `${gen.pending.size} memories without an embedding (${(ratio * 100).toFixed(1)}%)`);
+    if (ratio > (options.maxFailureRatio ?? 0.02)) return abandon('partial', `${gen.pending.size} items without an embedding (${(ratio * 100).toFixed(1)}%)`);
     await ctx.liveIdle();
     if (gen.checkpoint < (await ctx.headNow())) continue;
     const problem = options.finalCheck?.(new Set([...gen.index.ids(), ...gen.pending.keys()])) ?? null;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { EventLog } from '../../events/log/event-log.js';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { createGenerationStore, type Generation } from '../generations.js';
+import { memoryVectorFeed, type VectorFeed } from './feed.js';
 import { applyVectorPage, emptyGeneration, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
@@ -14,6 +15,8 @@ export interface VectorStoreOptions {
   readonly log: EventLog;
   readonly dir: string;
   readonly source: VectorSource;
+  /** Which texts the index holds (default: one vector per memory). */
+  readonly feed?: VectorFeed;
   readonly pageSize?: number;
   /** Flushes are debounced: many small applies, one snapshot. */
   readonly flushDelayMs?: number;
@@ -21,21 +24,21 @@ export interface VectorStoreOptions {
   readonly lockedHead?: () => bigint;
 }
 
-export const vectorProjectionName = 'vectors';
-
 /**
- * The FAISS projection. Its rows live in memory and in a snapshot file that carries its own
+ * A FAISS projection (memories, or graph entries, as its feed says). Its rows live in memory and in a snapshot file that carries its own
  * checkpoint, so rows and checkpoint are persisted together; SQLite only records which
  * generation is live.
  */
 export function createVectorStore(options: VectorStoreOptions) {
   const { db, log, source } = options;
+  const feed = options.feed ?? memoryVectorFeed;
+  const projectionName = feed.name;
   const pageSize = options.pageSize ?? 1000;
   mkdirSync(options.dir, { recursive: true });
   const generations = createGenerationStore(db);
   const executor = createSerialExecutor();
   const lock = createReadWriteLock();
-  const fileOf = (generation: number): string => join(options.dir, `vectors-g${generation}.snap`);
+  const fileOf = (generation: number): string => join(options.dir, `${projectionName}-g${generation}.snap`);
 
   const load = (gen: Generation): VectorGeneration => {
     const snapshot = readSnapshot(fileOf(gen.generation));
@@ -44,8 +47,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   };
   const openLive = (): { gen: VectorGeneration; fingerprint: string | null } => {
     const row =
-      generations.live(vectorProjectionName) ??
-      db.transaction(() => generations.create(vectorProjectionName, 1, 'live')).immediate();
+      generations.live(projectionName) ??
+      db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
     const snapshot = readSnapshot(fileOf(row.generation));
     return snapshot
       ? { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint }
@@ -60,7 +63,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
       writeSnapshot(fileOf(gen.generation), snapshot);
-      const row = generations.get(vectorProjectionName, gen.generation);
+      const row = generations.get(projectionName, gen.generation);
       if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
     });
   const scheduleFlush = (): void => {
@@ -77,7 +80,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     for (;;) {
       const page = await log.readAll({ from: gen.checkpoint + 1n, limit: pageSize, ...(to === undefined ? {} : { to }) });
       if (page.length === 0) return;
-      await lock.write(() => applyVectorPage(gen, page, source));
+      await lock.write(() => applyVectorPage(gen, page, source, feed));
       if (page.length < pageSize) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -98,15 +101,18 @@ export function createVectorStore(options: VectorStoreOptions) {
     fingerprintChanged: (): boolean => liveFingerprint !== null && liveFingerprint !== source.fingerprint,
     /** Where the vectors come from, for a fresh replay to compare with (verify). */
     source,
+    feed,
     catchUp,
     search: (query: Float32Array, k: number): Promise<VectorHit[]> => lock.read(() => live.index.search(query, k)),
     ids: (): readonly string[] => live.index.ids(),
     pending: (): ReadonlyMap<string, string> => live.pending,
+    /** The owners (memories) of the pending items, each once. */
+    pendingOwners: (): string[] => [...new Set([...live.pending.keys()].map((id) => live.ownerOf.get(id) ?? id))].sort(),
     digest: (): string => vectorDigest(live),
     status() {
-      const building = generations.building(vectorProjectionName);
+      const building = generations.building(projectionName);
       return {
-        name: vectorProjectionName,
+        name: projectionName,
         generation: live.generation,
         checkpoint: live.checkpoint,
         size: live.index.size(),
@@ -123,6 +129,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     rebuild: (rebuildOptions: VectorRebuildOptions = {}) =>
       rebuildVectors(
         {
+          name: projectionName,
           db,
           generations,
           source,

@@ -3,7 +3,7 @@ import { withConversationContext, type Adjacent, type WithContext } from './cont
 import { fuseRoute, minMaxNormalize, type FusedScore } from './fusion.js';
 import { combineRoutes, routeWeights } from './intent.js';
 import { mmrSelect } from './mmr.js';
-import { documentRoute, graphRoute, type RouteLists, type RouteSources } from './routes.js';
+import { documentRoute, graphRoute, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
 import { inScope, scopeFilter, type ScopeFilter } from './scope.js';
 import type { Explanation, RecallScope, RecallSettings, ScoredId } from './types.js';
 import { finalScoreParts, recencyScore } from './weighting.js';
@@ -49,6 +49,17 @@ async function bounded(work: Promise<RouteLists>, ms: number, failures: string[]
   }
 }
 
+/** `work`, or a rejection once `ms` have passed: a late query vector must not take its route's keyword list down with it. */
+function before<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not ready after ${ms} ms`)), ms);
+  });
+  const result = Promise.race([work, late]).finally(() => clearTimeout(timer));
+  result.catch(() => undefined);
+  return result;
+}
+
 function weighRoute(fused: Map<string, FusedScore>, docs: Map<string, MemoryDocument>, now: string, s: RecallSettings) {
   const scores = new Map<string, number>();
   const parts = new Map<string, { fused: FusedScore; weighted: ReturnType<typeof finalScoreParts> }>();
@@ -67,11 +78,12 @@ function weighRoute(fused: Map<string, FusedScore>, docs: Map<string, MemoryDocu
 
 /** Both routes in parallel, fused, weighed, combined by intent, optionally reranked, diversified. */
 export async function rankCandidates(
-  sources: RankSources,
+  live: RankSources,
   request: RecallRequest,
   s: RecallSettings,
   reranker: Reranker | null = null,
 ): Promise<RankedCandidate[]> {
+  const sources = withDocumentMemo(live);
   const filter = scopeFilter(request.scope);
   if (filter === null || request.query.trim().length === 0) return [];
   const k = Math.max(1, Math.min(request.topK ?? s.topK, s.maxK));
@@ -81,7 +93,7 @@ export async function rankCandidates(
   vector.catch(() => undefined);
   const [docRoute, graph] = await Promise.all([
     bounded(documentRoute(sources, request.query, vector, filter, limit), s.routeTimeoutMs, failures, 'document'),
-    bounded(graphRoute(sources, request.query, filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
+    bounded(graphRoute(sources, request.query, before(vector, s.routeTimeoutMs * 0.8), filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
   ]);
   const fusedDoc = fuseRoute(docRoute.keyword, docRoute.vector, s);
   const fusedGraph = fuseRoute(graph.keyword, graph.vector, s);

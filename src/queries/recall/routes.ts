@@ -8,7 +8,9 @@ import type { ScoredId } from './types.js';
 export interface RouteSources {
   readonly keyword: { search(query: string, filter: ScopeFilter & { limit?: number }): KeywordHit[] };
   readonly vectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
-  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighbours' | 'memoriesOf'>;
+  /** Vector search over graph entries: hits are entry ids. */
+  readonly graphVectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
+  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighboursOfMany' | 'memoriesOfEach' | 'memoryOfEntries'>;
   readonly documents: { getMany(ids: readonly string[]): Map<string, MemoryDocument> };
   readonly embedQuery: (query: string) => Promise<Float32Array>;
 }
@@ -16,6 +18,23 @@ export interface RouteSources {
 export interface RouteLists {
   readonly keyword: ScoredId[];
   readonly vector: ScoredId[];
+}
+
+/** The routes of one recall look many of the same memories up: with this, each is read once per recall. */
+export function withDocumentMemo<S extends RouteSources>(sources: S): S {
+  const seen = new Map<string, MemoryDocument | null>();
+  const getMany = (ids: readonly string[]): Map<string, MemoryDocument> => {
+    const missing = [...new Set(ids.filter((id) => !seen.has(id)))];
+    if (missing.length > 0) {
+      const found = sources.documents.getMany(missing);
+      for (const id of missing) seen.set(id, found.get(id) ?? null);
+    }
+    return new Map(ids.flatMap((id) => {
+      const doc = seen.get(id);
+      return doc ? [[id, doc] as const] : [];
+    }));
+  };
+  return { ...sources, documents: { getMany } };
 }
 
 const liveInScope = (sources: RouteSources, ids: readonly string[], filter: ScopeFilter): Set<string> => {
@@ -26,11 +45,37 @@ const liveInScope = (sources: RouteSources, ids: readonly string[], filter: Scop
   }));
 };
 
+/**
+ * The first `limit` of a ranked list whose memories are active and in scope: the filter comes
+ * before the cut, but documents are read a chunk at a time, only as far down as needed.
+ */
+function firstInScope(sources: RouteSources, ranked: readonly ScoredId[], filter: ScopeFilter, limit: number): ScoredId[] {
+  const kept: ScoredId[] = [];
+  const chunk = Math.max(limit * 2, 16);
+  for (let start = 0; start < ranked.length && kept.length < limit; start += chunk) {
+    const part = ranked.slice(start, start + chunk);
+    const allowed = liveInScope(sources, part.map((h) => h.id), filter);
+    for (const hit of part) if (allowed.has(hit.id) && kept.length < limit) kept.push(hit);
+  }
+  return kept;
+}
+
 /** Vector hits filtered to the scope before the cut: asks for more than `limit`, keeps the first in scope. */
 async function scopedVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<ScoredId[]> {
   const hits = await sources.vectors.search(vector, Math.min(8192, limit * 8));
-  const keep = liveInScope(sources, hits.map((h) => h.id), filter);
-  return hits.filter((h) => keep.has(h.id)).slice(0, limit);
+  return firstInScope(sources, hits, filter, limit);
+}
+
+/** Graph entry vector hits as memories (each at its best entry's score), filtered to the scope before the cut. */
+async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<ScoredId[]> {
+  const hits = await sources.graphVectors.search(vector, Math.min(8192, limit * 8));
+  const memoryOf = sources.graph.memoryOfEntries(hits.map((h) => h.id));
+  const best = new Map<string, number>();
+  for (const hit of hits) {
+    const memoryId = memoryOf.get(hit.id);
+    if (memoryId !== undefined && !best.has(memoryId)) best.set(memoryId, hit.score);
+  }
+  return firstInScope(sources, [...best].map(([id, score]) => ({ id, score })), filter, limit);
 }
 
 /** Document route: BM25 over FTS (filters inside the SQL) and vector search over FAISS. */
@@ -43,12 +88,12 @@ export async function documentRoute(sources: RouteSources, query: string, vector
 
 /**
  * Graph route: keyword search over graph entries plus the memories of their nodes' neighbours
- * (1 or 2 hops, a second hop weighted down). Graph entries have no vectors of their own yet, so the
- * route's vector list stays empty rather than repeating the document route's.
+ * (1 or 2 hops, a second hop weighted down), and vector search over the graph entries' own vectors.
  */
 export async function graphRoute(
   sources: RouteSources,
   query: string,
+  vector: Promise<Float32Array>,
   filter: ScopeFilter,
   limit: number,
   hops: 1 | 2,
@@ -58,17 +103,19 @@ export async function graphRoute(
   const direct = entries.map((e, rank) => ({ id: e.memoryId, score: 1 / (1 + rank) }));
   const expanded = new Map<string, number>();
   const nodes = [...new Set([...sources.graph.nodesOf(entries.slice(0, 5).map((e) => e.entryId)).values()].flat())];
-  for (const node of nodes.slice(0, 20)) {
-    for (const neighbour of sources.graph.neighbours(node, { hops, limit: 10 })) {
-      for (const id of sources.graph.memoriesOf([neighbour.nodeKey], graphScope).slice(0, limit)) {
-        expanded.set(id, Math.max(expanded.get(id) ?? 0, neighbour.score / (neighbour.score + 1) / 2));
-      }
+  // Two or three statements for every node's neighbours and their memories, not one per neighbour.
+  const neighbours = [...sources.graph.neighboursOfMany(nodes.slice(0, 20), { hops, limit: 10 }).values()].flat();
+  const memories = sources.graph.memoriesOfEach(neighbours.map((n) => n.nodeKey), graphScope, limit);
+  for (const neighbour of neighbours) {
+    for (const id of memories.get(neighbour.nodeKey) ?? []) {
+      expanded.set(id, Math.max(expanded.get(id) ?? 0, neighbour.score / (neighbour.score + 1) / 2));
     }
   }
   const keywordIds = new Map(direct.map((d) => [d.id, d.score]));
   for (const [id, score] of expanded) if (!keywordIds.has(id)) keywordIds.set(id, score);
-  const allowed = liveInScope(sources, [...keywordIds.keys()], filter);
-  const keyword = [...keywordIds].filter(([id]) => allowed.has(id)).map(([id, score]) => ({ id, score }))
-    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
-  return { keyword, vector: [] };
+  const ranked = [...keywordIds].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const keyword = firstInScope(sources, ranked, filter, limit);
+  // As in the document route, a failing embedding or vector search leaves the keyword list standing.
+  const vectorList = await vector.then((v) => scopedEntryVectorSearch(sources, v, filter, limit)).catch(() => []);
+  return { keyword, vector: vectorList };
 }

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { routeSources } from '../src/engine/recall.js';
+import { graphRoute } from '../src/queries/recall/routes.js';
+import type { ScopeFilter } from '../src/queries/recall/scope.js';
+import { openTestEngine, tempDir } from './support/engine.js';
+
+let temp: ReturnType<typeof tempDir>;
+afterEach(() => temp?.remove());
+
+const ids = (list: readonly { id: string }[]) => list.map((h) => h.id);
+
+/**
+ * Three memories with the same text in session s1, told apart only by their topic label, which
+ * only the graph entry's text carries; a fourth, in s2, names the query word itself. The hash
+ * provider embeds character 2- and 3-grams, so 'violinist' is nearest to 'violin', then 'viola'
+ * (vi, io, vio), and shares nothing with 'plumbing'.
+ */
+async function violinStore() {
+  temp = tempDir();
+  const engine = await openTestEngine(temp.dir);
+  const text = 'Practice every evening';
+  for (const [memoryId, topic] of [['kim', 'violin'], ['lee', 'viola'], ['max', 'plumbing']] as const) {
+    await engine.writeMemory({ memoryId, text, topics: [topic], sessionId: 's1' });
+  }
+  await engine.writeMemory({ memoryId: 'ova', text: 'Ova tunes pianos', topics: ['violinists'], sessionId: 's2' });
+  const sources = routeSources(engine.indexes, engine.provider);
+  const route = (query: string, filter: ScopeFilter, limit = 9) => graphRoute(sources, query, sources.embedQuery(query), filter, limit, 1);
+  return { engine, route };
+}
+
+describe('the graph route vector search over graph entries', () => {
+  it('ranks memories by their graph entries meaning, where the trigram keyword search finds nothing', async () => {
+    const { engine, route } = await violinStore();
+    const inSession = await route('violinist', { sessionId: 's1' });
+    expect(inSession.keyword).toEqual([]);
+    expect(ids(inSession.vector)).toEqual(['kim', 'lee', 'max']);
+    const global = await route('violinist', {});
+    expect(ids(global.keyword)).toEqual(['ova']);
+    expect(ids(global.vector)).toEqual(['ova', 'kim', 'lee', 'max']);
+    await engine.close();
+  });
+
+  it('filters hits by the memory scope and status before the cut', async () => {
+    const { engine, route } = await violinStore();
+    expect(ids((await route('violinist', {}, 1)).vector)).toEqual(['ova']);
+    expect(ids((await route('violinist', { sessionId: 's1' }, 1)).vector)).toEqual(['kim']);
+    await engine.archiveMemory('kim');
+    await engine.forgetMemory('lee');
+    expect(ids((await route('violinist', { sessionId: 's1' }, 1)).vector)).toEqual(['max']);
+    // A forgotten memory's entries leave the index; an archived one's stay, for a restore.
+    expect([...engine.indexes.graphVectors.ids()].sort()).toEqual(['kim#0', 'max#0', 'ova#0']);
+    await engine.close();
+  });
+
+  it('replaces a memory entry vector when its text changes', async () => {
+    const { engine, route } = await violinStore();
+    await engine.updateMemory('max', { text: 'Practice the violin every evening' });
+    expect(ids((await route('violinist', { sessionId: 's1' })).vector)).toEqual(['max', 'kim', 'lee']);
+    expect(engine.indexes.graphVectors.status()).toMatchObject({ size: 4, pending: 0 });
+    await engine.close();
+  });
+
+  it('shows the graph route vector score in explain, and ranks by it when the documents tie', async () => {
+    const { engine } = await violinStore();
+    const answer = await engine.recall({ query: 'violinist', scope: { mode: 'session', sessionId: 's1' }, topK: 3, explain: true });
+    expect(answer.memories.map((m) => m.memoryId)[0]).toBe('kim');
+    const routes = answer.memories.map((m) => m.explain?.routes ?? {});
+    expect(routes.map((r) => r['graph.vector'])).toEqual([...routes.map((r) => r['graph.vector'])].sort((a = 0, b = 0) => b - a));
+    expect(routes[0]?.['graph.vector']).toBeGreaterThan(0);
+    expect(new Set(routes.map((r) => r['document.vector'])).size).toBe(1);
+    await engine.close();
+  });
+});
