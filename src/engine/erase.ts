@@ -81,6 +81,7 @@ export function createErasure(deps: ErasureDeps) {
     // A rebuild is a replay: the live read models become exactly what the log now says, erased items as erased.
     for (const projection of engineProjections) await indexes.runner.rebuild(projection.name, `subject ${kind} erased`);
     await indexes.vectors.rebuild();
+    await indexes.graphVectors.rebuild();
     await indexes.catchUp();
     deps.invalidate();
     // A text another live memory still has keeps its cached vector.
