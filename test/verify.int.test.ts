@@ -36,7 +36,7 @@ describe('verify: the chain, then every projection against a fresh replay', () =
     const head = await engine.log.headPosition();
     expect(report.ok).toBe(true);
     expect(report.chain).toMatchObject({ ok: true, checked: head, headPosition: head });
-    expect(report.projections.map((p) => p.name)).toEqual([...engineProjections.map((p) => p.name), 'vectors']);
+    expect(report.projections.map((p) => p.name)).toEqual([...engineProjections.map((p) => p.name), 'vectors', 'graph_vectors']);
     for (const check of report.projections) expect(check).toMatchObject({ status: 'ok', position: head, replayed: check.live });
   });
 
