@@ -13,6 +13,7 @@ import { createMemoryEngine, type MemoryEngine } from '../../../src/engine/engin
 import { tokenize } from '../../../src/projections/text/tokenizer.js';
 import { isLiveAtom } from '../../../src/queries/recall/atom-policy.js';
 import type { Conversation, Question, Turn } from './dataset.js';
+import { ingestPipeline, type PipelineFigure } from './ingest-pipeline.js';
 import {
   benchEnvironment,
   forgetQueryVectors,
@@ -40,6 +41,9 @@ export const timedK = 10;
 export type ProviderName = 'hash' | 'use-lite';
 export const providerNames: readonly ProviderName[] = ['hash', 'use-lite'];
 /** `fusion` is the plain 50/50 min-max fusion of the issue's reference, beside `full` (the recall pipeline, or that same fusion while there is none). */
+/** How a conversation becomes memories. */
+export type IngestMode = 'turns' | 'pipeline';
+export const ingestModes: readonly IngestMode[] = ['turns', 'pipeline'];
 export type ModeName = 'keyword' | 'vector' | 'fusion' | 'full';
 
 export interface Recalls {
@@ -107,6 +111,8 @@ export interface ConversationResult {
   readonly outcomes: readonly QuestionOutcome[];
   readonly profiles: readonly EvidenceProfile[];
   readonly atomPolicy: AtomPolicyFigure | null;
+  /** What the summarizer wrote (ingest mode `pipeline`, first provider's engine), else null. */
+  readonly pipeline: PipelineFigure | null;
 }
 
 /**
@@ -287,6 +293,8 @@ export interface RunOptions {
   readonly providers: readonly ProviderName[];
   /** `session` (default): memories are written at their session's date and questions asked an hour after the last session; `flat`: one clock second per id from 2026-01-01, as testEnvironment. */
   readonly clock?: ClockMode;
+  /** `turns` (default): one memory per turn; `pipeline`: the conversation through the hooks and the summarizer (ingest-pipeline.ts), always on session dates. */
+  readonly ingest?: IngestMode;
   readonly log?: (message: string) => void;
 }
 
@@ -297,11 +305,12 @@ export async function runConversation(conversation: Conversation, options: RunOp
   const fullLabels: Partial<Record<ProviderName, string>> = {};
   let fullMaxK: number | null = null;
   let atomPolicy: AtomPolicyFigure | null = null;
+  let pipeline: PipelineFigure | null = null;
   const turns = new Map(conversation.turns.map((t) => [t.diaId, t]));
   for (const [n, name] of options.providers.entries()) {
     const timing = providerFor(name);
     const dir = mkdtempSync(join(tmpdir(), 'lmem-locomo-'));
-    const clock = options.clock ?? 'session';
+    const clock = options.ingest === 'pipeline' ? 'session' : (options.clock ?? 'session');
     const env = benchEnvironment(`${conversation.id}-${name}`, clock === 'session' ? (conversation.turns[0]?.at ?? Date.UTC(2023, 0, 1)) : Date.UTC(2026, 0, 1));
     let engine: MemoryEngine | undefined;
     try {
@@ -309,7 +318,9 @@ export async function runConversation(conversation: Conversation, options: RunOp
       const opened = engine;
       timing.reset();
       const start = process.hrtime.bigint();
-      const memoryOf = await ingestTurns(opened, conversation, env, clock);
+      const ingested = options.ingest === 'pipeline' ? await ingestPipeline(opened, conversation, env) : { memoryOf: await ingestTurns(opened, conversation, env, clock), figure: null };
+      const memoryOf = ingested.memoryOf;
+      if (n === 0) pipeline = ingested.figure;
       const written = memoryOf.size;
       const wallSeconds = Number(process.hrtime.bigint() - start) / 1e9;
       ingest.push({ conversationId: conversation.id, provider: name, turns: written, wallSeconds, embedSeconds: timing.seconds() });
@@ -350,5 +361,6 @@ export async function runConversation(conversation: Conversation, options: RunOp
     outcomes,
     profiles: conversation.questions.map((q) => profile(conversation, q, turns)),
     atomPolicy,
+    pipeline,
   };
 }
