@@ -30,6 +30,10 @@ export interface PipelineFigure {
   readonly maxChars: number;
   /** Turns no live memory holds as a source. */
   readonly uncovered: number;
+  /** Turns with a sentence the text of their memory quotes (case aside), and the same for the evidence turns of the questions (one per question and id). */
+  readonly quoted: number;
+  readonly evidence: number;
+  readonly evidenceQuoted: number;
   readonly recordSeconds: number;
   readonly summarizeSeconds: number;
 }
@@ -37,6 +41,15 @@ export interface PipelineFigure {
 /** The message a turn becomes: its words, and the caption of its image when it has one. */
 export function turnMessage(turn: Turn): string {
   return turn.blipCaption ? `${turn.text} [image: ${turn.blipCaption}]` : turn.text;
+}
+
+/** Whether the memory text quotes one of the turn's sentences (of at least three words): the summary kept its words, not only its id. */
+export function quotes(memoryText: string, turnText: string): boolean {
+  const text = memoryText.toLowerCase();
+  return turnText
+    .split(/(?<=[.!?])\s+|\n/)
+    .map((s) => s.trim().toLowerCase())
+    .some((s) => s.split(/\s+/).length >= 3 && text.includes(s));
 }
 
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
@@ -87,6 +100,7 @@ export async function ingestPipeline(
   const summarizeSeconds = seconds(summarizeStart);
 
   const memoryOf = new Map<string, string>();
+  const textOf = new Map<string, string>();
   const docs = engine.indexes.documents.list({ sessionId, status: 'active', limit: null });
   let sources = 0;
   let chars = 0;
@@ -97,7 +111,10 @@ export async function ingestPipeline(
     chars += doc.text.length;
     maxChars = Math.max(maxChars, doc.text.length);
     for (const id of turnIds) if (!memoryOf.has(id)) memoryOf.set(id, doc.memoryId);
+    textOf.set(doc.memoryId, doc.text);
   }
+  const quoted = new Set(conversation.turns.filter((t) => quotes(textOf.get(memoryOf.get(t.diaId) ?? '') ?? '', t.text)).map((t) => t.diaId));
+  const evidence = conversation.questions.flatMap((q) => q.evidence);
   const n = Math.max(1, docs.length);
   return {
     memoryOf,
@@ -109,6 +126,9 @@ export async function ingestPipeline(
       chars: chars / n,
       maxChars,
       uncovered: conversation.turns.filter((t) => !memoryOf.has(t.diaId)).length,
+      quoted: quoted.size,
+      evidence: evidence.length,
+      evidenceQuoted: evidence.filter((id) => quoted.has(id)).length,
       recordSeconds,
       summarizeSeconds,
     },

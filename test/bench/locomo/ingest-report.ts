@@ -16,12 +16,15 @@ export function pipelineMeta(conversations: readonly Conversation[], results: re
   // Segments do not overlap, so k memories drawn at random hold an evidence turn with chance k / memories.
   const randomAt = (k: number) => figures.reduce((a, f) => a + (questions.get(f.conversationId) ?? 0) * Math.min(1, k / Math.max(1, f.memories)), 0) / Math.max(1, asked);
   const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+  const share = (part: number, whole: number) => `${part} of ${whole} (${((100 * part) / Math.max(1, whole)).toFixed(1)}%) with a sentence in their memory's text`;
   return {
     pipelineMemories: memories,
     pipelineMemoriesPerConversation: `${Math.min(...figures.map((f) => f.memories))}-${Math.max(...figures.map((f) => f.memories))}`,
     pipelineSourcesPerMemory: round(weighted((f) => f.sources)),
     pipelineCharsPerMemory: `${round(weighted((f) => f.chars), 0)} mean, ${Math.max(...figures.map((f) => f.maxChars))} max`,
     pipelineTurnsWithoutMemory: figures.reduce((a, f) => a + f.uncovered, 0),
+    pipelineTurnsQuoted: share(figures.reduce((a, f) => a + f.quoted, 0), figures.reduce((a, f) => a + f.turns, 0)),
+    pipelineEvidenceTurnsQuoted: share(figures.reduce((a, f) => a + f.evidenceQuoted, 0), figures.reduce((a, f) => a + f.evidence, 0)),
     pipelineRecordSeconds: round(figures.reduce((a, f) => a + f.recordSeconds, 0)),
     pipelineSummarizeSeconds: round(figures.reduce((a, f) => a + f.summarizeSeconds, 0)),
     pipelineRandomRecall: [1, 5, 10, 20].map((k) => `@${k} ${randomAt(k).toFixed(3)}`).join(', '),

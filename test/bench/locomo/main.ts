@@ -275,7 +275,7 @@ async function main(ingest: IngestMode): Promise<void> {
       ? { memoryText: '`${speaker}: ${text}[ [image: ${blip_caption}]] (${session_date_time})`' }
       : { memoryText: 'summaries of the offline summarizer; messages `${text}[ [image: ${blip_caption}]]` from the speaker, a minute apart at the session date', ...pipelineMeta(conversations, results) }),
     providers: providers.join(','),
-    clock: clock === 'session' || ingest === 'pipeline' ? 'session dates (memories at their session date, questions 1 h after the last session)' : 'flat (2026-01-01, 1 s per id)',
+    clock: ingest === 'pipeline' ? 'session dates (messages at their session date, summaries a minute after the last, questions 1 h after the last session)' : clock === 'session' ? 'session dates (memories at their session date, questions 1 h after the last session)' : 'flat (2026-01-01, 1 s per id)',
     full: labels.join('; '),
     fullMaxK: fullMaxK ?? 'none',
     fullBudget: fullMaxK === null ? `top ${poolSize} taken to ${budgetChars} chars` : `the recall's own injection at topK=${fullMaxK}`,

@@ -282,7 +282,7 @@ function atomPolicyFigure(engine: MemoryEngine, conversation: Conversation, memo
   }
   const evidence = conversation.questions.flatMap((q) => q.evidence);
   return {
-    memories: memoryOf.size,
+    memories: new Set(memoryOf.values()).size,
     hidden: hidden.size,
     evidence: evidence.length,
     evidenceHidden: evidence.filter((id) => hidden.has(memoryOf.get(id) ?? '')).length,
