@@ -1,8 +1,10 @@
 /**
  * LoCoMo evidence-recall benchmark: how many of the turns that answer a question the engine finds.
  *
- *   npm run bench:locomo [-- --json] [--conversations=N] [--providers=hash,use-lite] [--dataset=PATH] [--workers=N]
+ *   npm run bench:locomo [-- --json] [--mode=turns|pipeline|both] [--conversations=N] [--providers=hash,use-lite] [--dataset=PATH] [--workers=N]
  *
+ * Ingest mode `pipeline` (ingest-pipeline.ts): the conversation through the host hooks and the
+ * offline summarizer, memories carrying their source turns; `--mode=both` (default) reports both.
  * Ingest mode `turns`: every dialogue turn of a conversation is one memory written through
  * `engine.writeMemory`, with the turn id as its source, into a fresh engine per conversation and
  * embedding provider. Questions of categories 1-4 whose evidence ids are all turn ids are asked
@@ -23,7 +25,8 @@ import { row, wantsJson, type BenchRow } from '../report.js';
 import { intArg, isEntryPoint, progress } from '../support.js';
 import { categoryNames, defaultDatasetPath, loadLocomo, type Conversation } from './dataset.js';
 import { collect, goalAt10, referenceFor, references, type LossRow, type RecallRow } from './metrics.js';
-import { budgetChars, poolSize, providerNames, runConversation, timedK, warmProvider, type ConversationResult, type ModeName, type ProviderName } from './run.js';
+import { budgetChars, ingestModes, poolSize, providerNames, runConversation, timedK, warmProvider, type ConversationResult, type IngestMode, type ModeName, type ProviderName } from './run.js';
+import { pipelineMeta } from './ingest-report.js';
 import type { ClockMode } from './pipeline.js';
 import { alignedTable, fixed, percent } from './table.js';
 
@@ -43,6 +46,13 @@ function clockArg(): ClockMode {
   return raw;
 }
 
+function modesArg(): IngestMode[] {
+  const raw = stringArg('mode') ?? 'both';
+  if (raw === 'both') return [...ingestModes];
+  if (!(ingestModes as readonly string[]).includes(raw)) throw new Error(`--mode takes turns, pipeline or both; got ${raw}`);
+  return [raw as IngestMode];
+}
+
 function providersArg(): ProviderName[] {
   const raw = stringArg('providers');
   if (raw === undefined) return [...providerNames];
@@ -57,10 +67,10 @@ function providersArg(): ProviderName[] {
 
 type WorkerMessage = { type: 'result'; result: ConversationResult } | { type: 'error'; message: string };
 
-async function runHere(conversations: readonly Conversation[], providers: readonly ProviderName[], clock: ClockMode): Promise<ConversationResult[]> {
+async function runHere(conversations: readonly Conversation[], providers: readonly ProviderName[], clock: ClockMode, ingest: IngestMode): Promise<ConversationResult[]> {
   for (const p of providers) await warmProvider(p);
   const results: ConversationResult[] = [];
-  for (const c of conversations) results.push(await runConversation(c, { providers, clock, log: progress }));
+  for (const c of conversations) results.push(await runConversation(c, { providers, clock, ingest, log: progress }));
   return results;
 }
 
@@ -83,6 +93,7 @@ async function runInWorkers(
   providers: readonly ProviderName[],
   clock: ClockMode,
   workers: number,
+  ingest: IngestMode,
 ): Promise<ConversationResult[]> {
   const results = new Map<string, ConversationResult>();
   const self = fileURLToPath(import.meta.url);
@@ -90,7 +101,7 @@ async function runInWorkers(
     assign(conversations, workers).map(
       (shard) =>
         new Promise<void>((done, failed) => {
-          const child = fork(self, [`--dataset=${datasetPath}`, `--providers=${providers.join(',')}`, `--clock=${clock}`, `--worker=${shard.join(',')}`], {
+          const child = fork(self, [`--dataset=${datasetPath}`, `--providers=${providers.join(',')}`, `--clock=${clock}`, `--mode=${ingest}`, `--worker=${shard.join(',')}`], {
             stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
           });
           let error: string | null = null;
@@ -119,11 +130,12 @@ async function worker(spec: string): Promise<void> {
     const all = loadLocomo(stringArg('dataset') ?? defaultDatasetPath());
     const providers = providersArg();
     const clock = clockArg();
+    const [ingest] = modesArg();
     for (const p of providers) await warmProvider(p);
     for (const i of spec.split(',').map(Number)) {
       const conversation = all[i];
       if (!conversation) throw new Error(`no conversation ${i}`);
-      await send({ type: 'result', result: await runConversation(conversation, { providers, clock, log: progress }) });
+      await send({ type: 'result', result: await runConversation(conversation, { providers, clock, ingest, log: progress }) });
     }
   } catch (error) {
     await send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
@@ -213,7 +225,7 @@ function comparisonTable(rows: readonly BenchRow[]): string {
   return alignedTable(['figure', 'ours', 'reference', 'ours/ref', 'meets goal'], body, new Set([1, 2, 3]));
 }
 
-async function main(): Promise<void> {
+async function main(ingest: IngestMode): Promise<void> {
   const started = process.hrtime.bigint();
   const json = wantsJson();
   const datasetArg = stringArg('dataset');
@@ -224,9 +236,9 @@ async function main(): Promise<void> {
   const clock = clockArg();
   const workers = Math.min(intArg('workers', Math.min(availableParallelism(), 4)), conversations.length);
   const questionCount = conversations.reduce((a, c) => a + c.questions.length, 0);
-  progress(`${conversations.length} conversations, ${questionCount} questions, providers ${providers.join(', ')}, ${workers} worker(s)`);
+  progress(`${ingest}: ${conversations.length} conversations, ${questionCount} questions, providers ${providers.join(', ')}, ${workers} worker(s)`);
 
-  const results = workers <= 1 ? await runHere(conversations, providers, clock) : await runInWorkers(datasetPath, conversations, providers, clock, workers);
+  const results = workers <= 1 ? await runHere(conversations, providers, clock, ingest) : await runInWorkers(datasetPath, conversations, providers, clock, workers, ingest);
   const figures = collect(results);
   const runtimeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
@@ -265,10 +277,12 @@ async function main(): Promise<void> {
     questionsWithInvalidEvidenceIds: skipped.invalidEvidence,
     questionsUsed: questionCount,
     ...(allConversations ? { issueQuestionCount, differenceFromIssue: questionCount - issueQuestionCount } : {}),
-    ingestMode: 'turns',
-    memoryText: '`${speaker}: ${text}[ [image: ${blip_caption}]] (${session_date_time})`',
+    ingestMode: ingest,
+    ...(ingest === 'turns'
+      ? { memoryText: '`${speaker}: ${text}[ [image: ${blip_caption}]] (${session_date_time})`' }
+      : { memoryText: 'summaries of the offline summarizer; messages `${text}[ [image: ${blip_caption}]]` from the speaker, a minute apart at the session date', ...pipelineMeta(conversations, results) }),
     providers: providers.join(','),
-    clock: clock === 'session' ? 'session dates (memories at their session date, questions 1 h after the last session)' : 'flat (2026-01-01, 1 s per id)',
+    clock: ingest === 'pipeline' ? 'session dates (messages at their session date, summaries a minute after the last, questions 1 h after the last session)' : clock === 'session' ? 'session dates (memories at their session date, questions 1 h after the last session)' : 'flat (2026-01-01, 1 s per id)',
     full: labels.join('; '),
     fullMaxK: fullMaxK ?? 'none',
     fullBudget: fullMaxK === null ? `top ${poolSize} taken to ${budgetChars} chars` : `the recall's own injection at topK=${fullMaxK}`,
@@ -302,7 +316,7 @@ async function main(): Promise<void> {
   const metaWidth = Math.max(...Object.keys(meta).map((k) => k.length));
   const p = figures.profile;
   const text = [
-    'LoCoMo evidence recall (ingest mode: turns, one memory per dialogue turn)',
+    `LoCoMo evidence recall (ingest mode: ${ingest === 'turns' ? 'turns, one memory per dialogue turn' : 'pipeline, the hooks and the offline summarizer'})`,
     '',
     ...Object.entries(meta).map(([k, v]) => `${`${k}:`.padEnd(metaWidth + 1)} ${String(v)}`),
     '',
@@ -325,7 +339,7 @@ async function main(): Promise<void> {
       new Set([1, 2, 3, 4]),
     ),
     '',
-    'Ingest (engine.writeMemory per turn: embedding, extraction, append, projections caught up)',
+    ingest === 'turns' ? 'Ingest (engine.writeMemory per turn: embedding, extraction, append, projections caught up)' : 'Ingest (beforeLlmRequest per turn, then every summary written; turns = turns held by a memory)',
     '',
     alignedTable(
       ['provider', 'turns', 'seconds', 'turns/s', 'embedding share'],
@@ -357,7 +371,7 @@ async function main(): Promise<void> {
 
 if (isEntryPoint(import.meta.url)) {
   const spec = stringArg('worker');
-  const run = spec === undefined ? main() : worker(spec);
+  const run = spec === undefined ? modesArg().reduce((before, mode) => before.then(() => main(mode)), Promise.resolve()) : worker(spec);
   run.catch((error: unknown) => {
     process.stderr.write(`bench:locomo: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

@@ -13,6 +13,7 @@ import { createMemoryEngine, type MemoryEngine } from '../../../src/engine/engin
 import { tokenize } from '../../../src/projections/text/tokenizer.js';
 import { isLiveAtom } from '../../../src/queries/recall/atom-policy.js';
 import type { Conversation, Question, Turn } from './dataset.js';
+import { ingestPipeline, type PipelineFigure } from './ingest-pipeline.js';
 import {
   archivalRecall,
   benchEnvironment,
@@ -41,6 +42,9 @@ export const timedK = 10;
 export type ProviderName = 'hash' | 'use-lite';
 export const providerNames: readonly ProviderName[] = ['hash', 'use-lite'];
 /** `fusion` is the plain 50/50 min-max fusion of the issue's reference, beside `full` (the recall pipeline, or that same fusion while there is none). */
+/** How a conversation becomes memories. */
+export type IngestMode = 'turns' | 'pipeline';
+export const ingestModes: readonly IngestMode[] = ['turns', 'pipeline'];
 export type ModeName = 'keyword' | 'vector' | 'fusion' | 'full' | 'archival';
 
 export interface Recalls {
@@ -110,6 +114,8 @@ export interface ConversationResult {
   readonly outcomes: readonly QuestionOutcome[];
   readonly profiles: readonly EvidenceProfile[];
   readonly atomPolicy: AtomPolicyFigure | null;
+  /** What the summarizer wrote (ingest mode `pipeline`, first provider's engine), else null. */
+  readonly pipeline: PipelineFigure | null;
 }
 
 /**
@@ -273,18 +279,18 @@ function profile(conversation: Conversation, q: Question, turns: ReadonlyMap<str
 
 function atomPolicyFigure(engine: MemoryEngine, conversation: Conversation, memoryOf: ReadonlyMap<string, string>, nowMs: number): AtomPolicyFigure {
   const expired = new Set<string>();
-  let hidden = 0;
-  for (const memoryId of memoryOf.values()) {
+  const hidden = new Set<string>();
+  for (const memoryId of new Set(memoryOf.values())) {
     const atoms = engine.indexes.atoms.ofMemory(memoryId);
     if (atoms.length === 0 || atoms.some((a) => isLiveAtom(a, nowMs))) continue;
     expired.add(memoryId);
-    if (!engine.indexes.sources.has(memoryId)) hidden += 1;
+    if (!engine.indexes.sources.has(memoryId)) hidden.add(memoryId);
   }
   const evidence = conversation.questions.flatMap((q) => q.evidence);
   return {
-    memories: memoryOf.size,
+    memories: new Set(memoryOf.values()).size,
     expired: expired.size,
-    hidden,
+    hidden: hidden.size,
     evidence: evidence.length,
     evidenceExpired: evidence.filter((id) => expired.has(memoryOf.get(id) ?? '')).length,
   };
@@ -294,6 +300,8 @@ export interface RunOptions {
   readonly providers: readonly ProviderName[];
   /** `session` (default): memories are written at their session's date and questions asked an hour after the last session; `flat`: one clock second per id from 2026-01-01, as testEnvironment. */
   readonly clock?: ClockMode;
+  /** `turns` (default): one memory per turn; `pipeline`: the conversation through the hooks and the summarizer (ingest-pipeline.ts), always on session dates. */
+  readonly ingest?: IngestMode;
   readonly log?: (message: string) => void;
 }
 
@@ -304,11 +312,12 @@ export async function runConversation(conversation: Conversation, options: RunOp
   const fullLabels: Partial<Record<ProviderName, string>> = {};
   let fullMaxK: number | null = null;
   let atomPolicy: AtomPolicyFigure | null = null;
+  let pipeline: PipelineFigure | null = null;
   const turns = new Map(conversation.turns.map((t) => [t.diaId, t]));
   for (const [n, name] of options.providers.entries()) {
     const timing = providerFor(name);
     const dir = mkdtempSync(join(tmpdir(), 'lmem-locomo-'));
-    const clock = options.clock ?? 'session';
+    const clock = options.ingest === 'pipeline' ? 'session' : (options.clock ?? 'session');
     const env = benchEnvironment(`${conversation.id}-${name}`, clock === 'session' ? (conversation.turns[0]?.at ?? Date.UTC(2023, 0, 1)) : Date.UTC(2026, 0, 1));
     let engine: MemoryEngine | undefined;
     try {
@@ -316,7 +325,9 @@ export async function runConversation(conversation: Conversation, options: RunOp
       const opened = engine;
       timing.reset();
       const start = process.hrtime.bigint();
-      const memoryOf = await ingestTurns(opened, conversation, env, clock);
+      const ingested = options.ingest === 'pipeline' ? await ingestPipeline(opened, conversation, env) : { memoryOf: await ingestTurns(opened, conversation, env, clock), figure: null };
+      const memoryOf = ingested.memoryOf;
+      if (n === 0) pipeline = ingested.figure;
       const written = memoryOf.size;
       const wallSeconds = Number(process.hrtime.bigint() - start) / 1e9;
       ingest.push({ conversationId: conversation.id, provider: name, turns: written, wallSeconds, embedSeconds: timing.seconds() });
@@ -359,5 +370,6 @@ export async function runConversation(conversation: Conversation, options: RunOp
     outcomes,
     profiles: conversation.questions.map((q) => profile(conversation, q, turns)),
     atomPolicy,
+    pipeline,
   };
 }
