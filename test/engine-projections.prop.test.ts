@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/commands/errors.js';
 import { engineProjections } from '../src/engine/engine.js';
+import { runEngineOp } from './support/engine-ops.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 
 const words = ['Alice', 'Bob', '茶', '南京市长江大桥', 'likes green tea', '明天去散步', 'works at Acme', '喜欢咖啡'];
@@ -22,20 +22,7 @@ describe('every engine projection over random writes, updates and forgets', () =
         try {
           const ids: string[] = [];
           for (const o of ops) {
-            const target = 'target' in o ? ids[o.target % Math.max(ids.length, 1)] : undefined;
-            const attempt =
-              o.kind === 'write'
-                ? engine.writeMemory({ text: o.text, sessionId: o.session, participants: o.participants }).then((r) => void ids.push(r.memoryId))
-                : target === undefined
-                  ? Promise.resolve()
-                  : o.kind === 'update'
-                    ? engine.updateMemory(target, { text: o.text })
-                    : o.kind === 'forget'
-                      ? engine.forgetMemory(target)
-                      : engine.archiveMemory(target);
-            await attempt.catch((error: unknown) => {
-              if (!(error instanceof DomainError)) throw error;
-            });
+            await runEngineOp(engine, o, ids);
           }
           const live = new Set(engine.documents.list({ limit: 1000 }).filter((d) => d.status !== 'forgotten').map((d) => d.memoryId));
           expect(new Set(engine.indexes.vectors.ids())).toEqual(live);

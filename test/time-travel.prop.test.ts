@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/commands/errors.js';
 import { engineProjections } from '../src/engine/engine.js';
 import { createVectorStore } from '../src/projections/vectors/vector-store.js';
 import { openTimeTravelView } from '../src/replay/time-travel.js';
 import { historyArbitrary, playHistory } from './support/histories.js';
+import { runEngineOp } from './support/engine-ops.js';
 import { openTestEngine, tempDir, testEnvironment } from './support/engine.js';
 import { openTestStore } from './support/store.js';
 import { testVectorSource } from './support/vector-source.js';
@@ -74,20 +74,7 @@ describe('time travel over random histories', () => {
               recorded.push({ at, head, input, answer: (await engine.recall(input)).memories });
               continue;
             }
-            const target = 'target' in o ? ids[o.target % Math.max(ids.length, 1)] : undefined;
-            const attempt =
-              o.kind === 'write'
-                ? engine.writeMemory({ text: o.text, sessionId: o.session }).then((r) => void ids.push(r.memoryId))
-                : target === undefined
-                  ? Promise.resolve()
-                  : o.kind === 'update'
-                    ? engine.updateMemory(target, { text: o.text })
-                    : o.kind === 'forget'
-                      ? engine.forgetMemory(target)
-                      : engine.archiveMemory(target);
-            await attempt.catch((error: unknown) => {
-              if (!(error instanceof DomainError)) throw error;
-            });
+            await runEngineOp(engine, o, ids);
           }
           await engine.flushAccess();
           for (const r of recorded) {

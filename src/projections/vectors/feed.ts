@@ -22,6 +22,13 @@ export interface VectorFeed {
   changes(event: RecordedEvent): readonly VectorChange[];
 }
 
+/** What every feed does when a memory is repaired or forgotten: look its items up again, or drop them. */
+function ownerChanges(event: RecordedEvent): readonly VectorChange[] {
+  if (event.type === 'MemoryEmbeddingRepaired') return [{ kind: 'retry', owner: event.data.memoryId }];
+  if (event.type === 'MemoryForgotten') return [{ kind: 'drop', owner: event.data.memoryId }];
+  return [];
+}
+
 /** One vector per memory, of its text; the memory id is the item id. */
 export const memoryVectorFeed: VectorFeed = {
   name: 'vectors',
@@ -37,12 +44,8 @@ export const memoryVectorFeed: VectorFeed = {
         const { text } = event.data.changes;
         return text === undefined ? [] : [{ kind: 'replace', owner: event.data.memoryId, items: [{ id: event.data.memoryId, text }] }];
       }
-      case 'MemoryEmbeddingRepaired':
-        return [{ kind: 'retry', owner: event.data.memoryId }];
-      case 'MemoryForgotten':
-        return [{ kind: 'drop', owner: event.data.memoryId }];
       default:
-        return [];
+        return ownerChanges(event);
     }
   },
 };
@@ -57,12 +60,8 @@ export const graphEntryVectorFeed: VectorFeed = {
     switch (event.type) {
       case 'GraphEntriesLinked':
         return [{ kind: 'replace', owner: event.data.memoryId, items: event.data.entries.map((e) => ({ id: e.entryId, text: e.text })) }];
-      case 'MemoryEmbeddingRepaired':
-        return [{ kind: 'retry', owner: event.data.memoryId }];
-      case 'MemoryForgotten':
-        return [{ kind: 'drop', owner: event.data.memoryId }];
       default:
-        return [];
+        return ownerChanges(event);
     }
   },
 };
