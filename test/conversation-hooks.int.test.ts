@@ -57,6 +57,15 @@ describe('host hooks', () => {
     expect(engine.indexes.conversations.messages(sessionId).map((m) => m.content)).toEqual(['what tea does Ann drink?']);
   });
 
+  it('records without recalling when the host imports past history (recall: false)', async () => {
+    const { engine } = await open();
+    await engine.writeMemory({ text: 'Ann drinks green tea every morning', sessionId });
+    const result = await engine.beforeLlmRequest({ sessionId, userId: 'ann', recall: false, message: { messageId: 'u1', content: 'what tea does Ann drink?' } });
+    expect(result).toMatchObject({ status: 'ok', messageId: 'u1', memories: [], extraParts: [] });
+    expect(await stream(engine)).toEqual(['MessageRecorded']);
+    expect(await engine.log.readStream(streams.recall(sessionId))).toEqual([]);
+  });
+
   it('reads and writes nothing for a session or user outside the whitelist', async () => {
     const { engine } = await open({ whitelist: { users: ['ann'], sessions: [] } });
     const head = await engine.log.headPosition();

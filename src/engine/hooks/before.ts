@@ -67,7 +67,7 @@ async function recallFor(deps: HookDeps, request: BeforeLlmRequest, content: str
   const query = deps.config.injectWithRecentContext
     ? recallQuery((await deps.store.state(request.sessionId)).messages, deps.config.recentContextMessages)
     : content;
-  if (query.trim().length === 0) return { ran: false, memories: [], text: '' };
+  if (!request.recall || query.trim().length === 0) return { ran: false, memories: [], text: '' };
   try {
     const answer = await deps.recall({
       query,

@@ -38,6 +38,8 @@ export const beforeLlmRequestSchema = z
     /** The host's history before this message; stored messages it no longer has are rolled back. */
     history: z.array(hostMessageSchema).max(100_000).optional(),
     topK: z.number().int().min(1).max(10).optional(),
+    /** false records the message without recalling: a host importing past history wants no injection. */
+    recall: z.boolean().default(true),
   })
   .strict();
 

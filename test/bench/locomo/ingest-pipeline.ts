@@ -81,7 +81,7 @@ export async function ingestPipeline(
     const answer = await engine.beforeLlmRequest({
       sessionId,
       chatType: 'group',
-      topK: 1,
+      recall: false,
       message: { messageId: turn.diaId, content: turnMessage(turn), senderId: turn.speaker, senderName: turn.speaker, sentAt: new Date(sentAt).toISOString() },
     });
     if (answer.status !== 'ok') throw new Error(`${conversation.id} ${turn.diaId}: beforeLlmRequest answered ${answer.status}`);
