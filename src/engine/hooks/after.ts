@@ -1,7 +1,7 @@
 import { parseOrThrow } from '../../events/errors.js';
-import { stripInjection } from '../../queries/recall/format.js';
 import { isAllowed } from './guard.js';
-import { hookMetadata, type HookDeps } from './context.js';
+import type { HookDeps } from './context.js';
+import { recordTurnMessage } from './record-message.js';
 import { afterLlmResponseSchema } from './schemas.js';
 
 export interface AfterLlmResult {
@@ -24,16 +24,7 @@ export async function afterLlmResponse(deps: HookDeps, input: unknown): Promise<
     const senderId = request.message.senderId ?? state.messages.at(-1)?.senderId ?? null;
     if (!isAllowed(deps.config, { ...request, senderId })) return { status: 'rejected', ...none };
     if (request.inReplyTo !== undefined && state.messages.at(-1)?.messageId !== request.inReplyTo) return { status: 'stale', ...none };
-    const metadata = hookMetadata(deps);
-    const messageId = request.message.messageId ?? metadata.commandId;
-    await deps.store.handle({
-      type: 'RecordMessage',
-      data: {
-        sessionId, messageId, role: 'assistant', senderId: request.message.senderId, senderName: request.message.senderName,
-        content: stripInjection(request.message.content), sentAt: request.message.sentAt ?? metadata.now,
-      },
-      metadata,
-    });
+    const { messageId } = await recordTurnMessage(deps, sessionId, 'assistant', request.message);
     const context = { sessionId, chatType: request.chatType, userId: request.userId, personaId: request.personaId };
     return { status: 'ok', messageId, summaryTaskId: await deps.runner.maybeSchedule(context) };
   });

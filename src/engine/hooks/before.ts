@@ -2,6 +2,7 @@ import { parseOrThrow } from '../../events/errors.js';
 import { stripInjection } from '../../queries/recall/format.js';
 import type { RecalledMemory } from '../../queries/recall/types.js';
 import { isAllowed } from './guard.js';
+import { recordTurnMessage } from './record-message.js';
 import { recordRecall } from './record-recall.js';
 import { hookMetadata, type HookDeps } from './context.js';
 import { rollBack, rolledBackCount } from './rollback.js';
@@ -40,17 +41,7 @@ export async function beforeLlmRequest(deps: HookDeps, input: unknown): Promise<
       };
       rolledBack = rolledBackCount(await rollBack(deps.store, deps.memories, { type: 'ReconcileHistory', data, metadata: hookMetadata(deps) }));
     }
-    const content = stripInjection(request.message.content);
-    const metadata = hookMetadata(deps);
-    const messageId = request.message.messageId ?? metadata.commandId;
-    await deps.store.handle({
-      type: 'RecordMessage',
-      data: {
-        sessionId, messageId, role: 'user', senderId: request.message.senderId, senderName: request.message.senderName,
-        content, sentAt: request.message.sentAt ?? metadata.now,
-      },
-      metadata,
-    });
+    const { messageId, content, metadata } = await recordTurnMessage(deps, sessionId, 'user', request.message);
     const recalled = await recallFor(deps, request, content);
     if (recalled.ran) await recordRecall(deps, { sessionId, messageId, cause: metadata }, recalled);
     const extraParts: ExtraContentPart[] = recalled.text ? [{ type: 'text', text: recalled.text }] : [];

@@ -11,7 +11,8 @@ const who = {
   chatType: z.enum(['private', 'group']).default('private'),
 };
 
-const message = z
+/** The message of this turn, as the host sends it before or after the LLM call. */
+export const hostTurnMessageSchema = z
   .object({
     /** The host's id for the message; made up when absent. */
     messageId: idSchema.optional(),
@@ -32,7 +33,7 @@ export const hostMessageSchema = z
 export const beforeLlmRequestSchema = z
   .object({
     ...who,
-    message,
+    message: hostTurnMessageSchema,
     /** The last message the host still has before this one (null: none); later stored messages are rolled back. */
     checkpointId: idSchema.nullable().optional(),
     /** The host's history before this message; stored messages it no longer has are rolled back. */
@@ -47,7 +48,7 @@ export const beforeLlmRequestSchema = z
 export const afterLlmResponseSchema = z
   .object({
     ...who,
-    message,
+    message: hostTurnMessageSchema,
     /** The user message this reply answers; when the host rolled it back meanwhile, the reply is dropped. */
     inReplyTo: idSchema.optional(),
   })
