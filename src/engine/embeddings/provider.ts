@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { providerFingerprintSchema } from '../../events/system.js';
+import { ProviderError } from '../provider-error.js';
 
 /** Who made a vector: `{ provider, model, dimension, settings }`, as ProviderFingerprintChanged records it. */
 export type ProviderFingerprint = z.output<typeof providerFingerprintSchema>;
@@ -17,15 +18,11 @@ export interface EmbeddingProvider {
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
-/** A provider that failed or answered something unusable; the message names what was wrong. */
-export class EmbeddingProviderError extends Error {
+/** An embedding provider that failed or answered something unusable; the message names what was wrong. */
+export class EmbeddingProviderError extends ProviderError {
   override readonly name = 'EmbeddingProviderError';
-  constructor(
-    readonly provider: string,
-    detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${provider} embeddings: ${detail}`, options);
+  constructor(provider: string, detail: string, options?: { cause?: unknown }) {
+    super(provider, 'embeddings', detail, options);
   }
 }
 

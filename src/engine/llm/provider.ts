@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ProviderFingerprint } from '../embeddings/provider.js';
+import { ProviderError } from '../provider-error.js';
 
 /** One message of a window to summarize, as the conversation store holds it. */
 export interface SummaryMessage {
@@ -42,14 +43,10 @@ export interface LlmProvider {
   summarize(request: SummaryRequest, signal?: AbortSignal): Promise<Summary>;
 }
 
-/** A provider that failed or answered something unusable; the message names what was wrong. */
-export class LlmProviderError extends Error {
+/** A summarizer that failed or answered something unusable; the message names what was wrong. */
+export class LlmProviderError extends ProviderError {
   override readonly name = 'LlmProviderError';
-  constructor(
-    readonly provider: string,
-    detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${provider} llm: ${detail}`, options);
+  constructor(provider: string, detail: string, options?: { cause?: unknown }) {
+    super(provider, 'llm', detail, options);
   }
 }
