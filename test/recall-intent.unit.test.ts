@@ -92,6 +92,14 @@ describe('combineRoutes', () => {
     expect([...combineRoutes(doc, graph, w, 0).keys()]).toEqual(['a', 'b', 'c']);
   });
 
+  it('gives the bonus only to memories the graph itself found, not to its entry-vector hits alone', () => {
+    // b reached the graph route only through an entry's vector (a copy of the document route's evidence): no bonus, so a leads.
+    const combined = combineRoutes(doc, graph, w, 0.08, new Set(['c']));
+    expect([...combined.keys()]).toEqual(['a', 'b', 'c']);
+    expect(combined.get('b')?.parts.bothRoutes).toBe(0);
+    expect(combineRoutes(doc, graph, w, 0.08, new Set(['b'])).get('b')?.parts.bothRoutes).toBe(0.08);
+  });
+
   it('counts a score of 0 on a route as found there, and breaks ties by id', () => {
     expect(combineRoutes(new Map([['x', 0]]), new Map([['x', 0]]), w, 0.08).get('x')?.parts.bothRoutes).toBe(0.08);
     expect([...combineRoutes(new Map([['z', 1], ['y', 1]]), new Map(), w, 0.08).keys()]).toEqual(['y', 'z']);

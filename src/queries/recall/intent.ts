@@ -113,6 +113,8 @@ export function combineRoutes(
   graphScores: ReadonlyMap<string, number>,
   weights: Pick<RouteWeights, 'document' | 'graph'>,
   bonus: number,
+  /** Graph-route memories the graph itself found (entries, neighbours); only they earn the bonus. Default: all. */
+  graphFound?: ReadonlySet<string>,
 ): Map<string, CombinedScore> {
   const ids = new Set([...docScores.keys(), ...graphScores.keys()]);
   const combined = [...ids].map((id) => {
@@ -121,7 +123,7 @@ export function combineRoutes(
     const parts = {
       document: weights.document * (doc ?? 0),
       graph: weights.graph * (graph ?? 0),
-      bothRoutes: doc !== undefined && graph !== undefined ? bonus : 0,
+      bothRoutes: doc !== undefined && graph !== undefined && (graphFound?.has(id) ?? true) ? bonus : 0,
     };
     return { id, score: parts.document + parts.graph + parts.bothRoutes, parts };
   });

@@ -101,7 +101,8 @@ export async function rankCandidates(
   const d = weighRoute(fusedDoc, docs, request.now, s);
   const g = weighRoute(fusedGraph, docs, request.now, s);
   const weights = routeWeights(request.query, s);
-  const combined = [...combineRoutes(d.scores, g.scores, weights, s.bothRoutesBonus)];
+  // Entry vectors echo the document route's vectors: only what the graph found by its entries and edges earns the both-routes bonus.
+  const combined = [...combineRoutes(d.scores, g.scores, weights, s.bothRoutesBonus, new Set(graph.keyword.map((h) => h.id)))];
   const size = Math.max(limit, s.rerankCandidates);
   const contextual = withContext(sources, combined.slice(0, size).map(([id, c]) => ({ id, score: c.score })), docs, filter, s).slice(0, size);
   const context = new Map(contextual.map((c) => [c.id, c.context]));
