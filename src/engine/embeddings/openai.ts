@@ -1,6 +1,7 @@
 import type { Outcome } from '../http/failures.js';
 import { jsonHeaders, postJson, v1Url } from '../http/post-json.js';
-import { defaultSleep, withRetries } from '../http/retry.js';
+import { httpClient, type HttpClientDeps } from '../http/client-deps.js';
+import { withRetries } from '../http/retry.js';
 import { parseAnswer } from './openai-answer.js';
 import { EmbeddingProviderError, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
@@ -30,13 +31,8 @@ export interface OpenAiProviderOptions {
   readonly maxInputChars?: number;
 }
 
-export interface OpenAiProviderDeps {
-  /** Every wait goes through this; default setTimeout. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Read only for request spacing and HTTP-date Retry-After; default the system clock. */
-  readonly now?: () => Date;
-  readonly fetch?: typeof globalThis.fetch;
-}
+/** Clock, sleep and fetch the provider uses; see HttpClientDeps. */
+export type OpenAiProviderDeps = HttpClientDeps;
 
 export interface OpenAiEmbeddingProvider extends EmbeddingProvider {
   /** The current gap between requests; it doubles (up to its cap) after every rate-limited answer. */
@@ -86,9 +82,7 @@ export function createOpenAiEmbeddingProvider(options: OpenAiProviderOptions, de
   }
   if (!Number.isInteger(o.maxRetries)) throw new RangeError(`openai maxRetries must be an integer, got ${o.maxRetries}`);
   if (o.model.length === 0) throw new RangeError('openai model must not be empty');
-  const sleep = deps.sleep ?? defaultSleep;
-  const nowMs = (): number => (deps.now ?? (() => new Date()))().getTime();
-  const fetchFn = deps.fetch ?? globalThis.fetch;
+  const { sleep, nowMs, fetchFn } = httpClient(deps);
   const url = embeddingsUrl(options.baseUrl);
   const headers = jsonHeaders(options.apiKey);
   let requestDelayMs = o.requestDelayMs;

@@ -1,6 +1,7 @@
 import { canonicalJson } from '../embeddings/provider.js';
 import { jsonHeaders, postJson, v1Url } from '../http/post-json.js';
-import { defaultSleep, withRetries } from '../http/retry.js';
+import { httpClient, type HttpClientDeps } from '../http/client-deps.js';
+import { withRetries } from '../http/retry.js';
 import { parseChatAnswer } from './chat-answer.js';
 import type { IdentityAliases } from './identity.js';
 import { groupSystemPrompt, privateSystemPrompt, promptVersion, renderConversation } from './prompts.js';
@@ -25,13 +26,8 @@ export interface OpenAiChatOptions {
   readonly identityAliases?: IdentityAliases;
 }
 
-export interface OpenAiChatDeps {
-  /** Every wait goes through this; default setTimeout. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Read only for HTTP-date Retry-After; default the system clock. */
-  readonly now?: () => Date;
-  readonly fetch?: typeof globalThis.fetch;
-}
+/** Clock, sleep and fetch the provider uses; see HttpClientDeps. */
+export type OpenAiChatDeps = HttpClientDeps;
 
 export const openAiChatDefaults = { timeoutMs: 60_000, maxRetries: 3, retryBaseMs: 1_000, maxBackoffMs: 60_000, maxInputChars: 24_000 } as const;
 
@@ -65,9 +61,7 @@ function checked(options: OpenAiChatOptions) {
 export function createOpenAiChatSummarizer(options: OpenAiChatOptions, deps: OpenAiChatDeps = {}): LlmProvider {
   const o = checked(options);
   const aliases = options.identityAliases ?? {};
-  const sleep = deps.sleep ?? defaultSleep;
-  const nowMs = (): number => (deps.now ?? (() => new Date()))().getTime();
-  const fetchFn = deps.fetch ?? globalThis.fetch;
+  const { sleep, nowMs, fetchFn } = httpClient(deps);
   const url = v1Url(options.baseUrl, 'chat/completions');
   const headers = jsonHeaders(options.apiKey);
   const policy = { maxRetries: o.maxRetries, retryBaseMs: o.retryBaseMs, maxBackoffMs: o.maxBackoffMs, sleep };
