@@ -55,10 +55,11 @@ export async function beforeLlmRequest(deps: HookDeps, input: unknown): Promise<
 
 /** Recall never fails the turn: the message is recorded either way, and the error is reported. */
 async function recallFor(deps: HookDeps, request: BeforeLlmRequest, content: string) {
+  if (!request.recall) return { ran: false, memories: [], text: '' };
   const query = deps.config.injectWithRecentContext
     ? recallQuery((await deps.store.state(request.sessionId)).messages, deps.config.recentContextMessages)
     : content;
-  if (!request.recall || query.trim().length === 0) return { ran: false, memories: [], text: '' };
+  if (query.trim().length === 0) return { ran: false, memories: [], text: '' };
   try {
     const answer = await deps.recall({
       query,
