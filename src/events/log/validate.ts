@@ -27,9 +27,12 @@ export interface StoredRow {
  */
 export function decodeStoredEvent(row: StoredRow, position: bigint, keystore: Keystore | null = null, groups?: GroupOpener): DomainEvent {
   try {
-    const metadata = JSON.parse(row.metadata) as { eventId?: unknown };
     const group = groups ? { position: Number(position), opener: groups } : undefined;
-    const opened = openData(row.type, JSON.parse(row.data) as Record<string, unknown>, String(metadata.eventId), keystore, group);
+    const parsed = groups
+      ? groups.parsed(Number(position), row)
+      : { data: JSON.parse(row.data) as Record<string, unknown>, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
+    const metadata = parsed.metadata;
+    const opened = openData(row.type, parsed.data, String(metadata.eventId), keystore, group);
     const stored = { type: row.type, schemaVersion: row.schemaVersion, data: opened.data as unknown };
     const current = currentVersions.get(row.type) === row.schemaVersion ? stored : upcast(stored);
     return parseOrThrow(domainEventSchema, { ...current, metadata: opened.erased ? { ...metadata, erased: true } : metadata });

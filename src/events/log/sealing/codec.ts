@@ -84,12 +84,13 @@ export function createSealingCodec(keystore: Keystore) {
      * one AES-GCM operation (at most `groupLimit` of them).
      */
     encoder() {
-      const keyIds = new Map<string, number>();
+      const keyIds = new Map<string, Map<string, number>>();
       const memoryKeys = new Map<string, number[]>();
       const keyIdOf = (s: SubjectRef): number => {
-        const name = `${s.kind}:${s.id}`;
-        let found = keyIds.get(name);
-        if (found === undefined) keyIds.set(name, (found = keystore.keyIdFor(s)));
+        let ofKind = keyIds.get(s.kind);
+        if (!ofKind) keyIds.set(s.kind, (ofKind = new Map()));
+        let found = ofKind.get(s.id);
+        if (found === undefined) ofKind.set(s.id, (found = keystore.keyIdFor(s)));
         return found;
       };
       const keysOfMemory = (memoryId: string): number[] => {

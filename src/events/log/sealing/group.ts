@@ -67,12 +67,23 @@ const sameList = (a: unknown, b: unknown): boolean =>
 export function createGroupOpener(fetch: (positions: readonly number[]) => readonly GroupRow[]) {
   const rows = new Map<number, GroupRow>();
   const opened = new Map<number, unknown[]>();
-  const envelopeOf = (row: GroupRow): StoredEnvelope =>
-    ((JSON.parse(row.data) as Record<string, unknown>)[envelopeField] ?? {}) as StoredEnvelope;
+  // Each row's JSON is parsed once per read, whether it is decoded, a member opened, or both.
+  const parsedRows = new Map<number, { data: Record<string, unknown>; metadata: Record<string, unknown> }>();
+  const parsed = (position: number, row: { readonly data: string; readonly metadata: string }) => {
+    let found = parsedRows.get(position);
+    if (!found) {
+      found = { data: JSON.parse(row.data) as Record<string, unknown>, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
+      parsedRows.set(position, found);
+    }
+    return found;
+  };
+  const envelopeOf = (row: GroupRow): StoredEnvelope => (parsed(row.globalPosition, row).data[envelopeField] ?? {}) as StoredEnvelope;
   return {
     add(page: readonly GroupRow[]): void {
       for (const row of page) rows.set(row.globalPosition, row);
     },
+    /** The data and metadata of the row at a position, parsed once per read; the caller must not change them. */
+    parsed,
     /** The sealed values of the event at `position`, or throws (malformed group, or SealIntegrityError). */
     values(position: number, dataKey: KeyObject): unknown[] {
       const done = opened.get(position);
@@ -93,7 +104,7 @@ export function createGroupOpener(fetch: (positions: readonly number[]) => reado
         const row = rows.get(at);
         if (!row) throw new Error(`sealed group at position ${position} misses its member at position ${at}`);
         const envelope = envelopeOf(row);
-        const { eventId } = JSON.parse(row.metadata) as { eventId?: unknown };
+        const { eventId } = parsed(at, row).metadata;
         const fine =
           envelope.iv === first.iv && envelope.tag === first.tag && sameList(envelope.k, first.k) && sameList(envelope.p, positions) &&
           typeof envelope.ct === 'string' && Array.isArray(envelope.f);

@@ -25,10 +25,13 @@ export const erasedText = '[erased]';
 const id = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 
 function scoped(data: Data, kinds: readonly ['user' | 'session' | 'persona', string][]): SubjectRef[] {
-  return kinds.flatMap(([kind, field]) => {
+  // A plain loop: this runs for every sealed event of every append.
+  const out: SubjectRef[] = [];
+  for (const [kind, field] of kinds) {
     const value = id(data[field]);
-    return value === null ? [] : [{ kind, id: value }];
-  });
+    if (value !== null) out.push({ kind, id: value });
+  }
+  return out;
 }
 
 /** A memory's own subjects, or the memory itself when it has none (then only its own key seals it). */
