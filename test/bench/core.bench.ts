@@ -9,13 +9,20 @@
  * The `cpu:` rows give events per CPU-second of this process, which fsync waits and other load on the
  * machine disturb far less than wall time. The raw appends turn the same event objects into the same
  * rows inside the timing (JSON.stringify + INSERT, as any store of these events must), but skip
- * everything ours adds: schema validation, the revision check and the streams table.
+ * everything ours adds: schema validation, the revision check, the streams table, the sealing of
+ * content (ADR 19) and the hash chain (ADR 16). A second raw baseline for the batched appends,
+ * "raw + same crypto", also does the security work every event needs, the plain node:crypto way:
+ * one AES-256-GCM seal per event of the same content fields (one fixed key, IVs from a pool),
+ * the clear fields and the box as JSON, a sha256 link per row over its columns, INSERT with the
+ * link. It has no target: it shows what our sealing and chain cost beyond doing the same work naively.
  */
+import { createCipheriv, createSecretKey, hash, randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { stampEvents, type EventBody } from '../../src/commands/decider.js';
 import type { EventOf } from '../../src/events/catalog.js';
 import { openDatabase, type SqliteDatabase } from '../../src/events/log/sqlite-database.js';
 import { createSqliteEventLog } from '../../src/events/log/sqlite-event-log.js';
+import { ensureHashChain } from '../../src/events/log/sqlite-chain-schema.js';
 import { createLogSchema } from '../../src/events/log/sqlite-schema.js';
 import { projectionDigest } from '../../src/projections/digest.js';
 import { documentsProjection, writtenMetadata } from '../../src/projections/documents.js';
@@ -168,6 +175,48 @@ async function rawBatched(path: string, batches: readonly (readonly Written[])[]
   return rates(count, timing);
 }
 
+const insertLinkedSql = `INSERT INTO events (global_position, stream_id, stream_revision, event_id, type, schema_version, data, metadata, hash)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * The batched appends done the plain way with the security work of ours: per event, the content
+ * fields sealed with one AES-256-GCM call, the row as JSON, a sha256 link over its columns.
+ */
+async function rawSealedBatched(path: string, batches: readonly (readonly Written[])[], count: number): Promise<Rates> {
+  const db = openDatabase(path);
+  createLogSchema(db);
+  ensureHashChain(db);
+  const insert = db.prepare(insertLinkedSql);
+  const key = createSecretKey(randomBytes(32));
+  let ivs = Buffer.alloc(0);
+  let link = '0'.repeat(64);
+  let position = 0;
+  const many = db.transaction((stream: string, events: readonly Written[]) => {
+    events.forEach((e, r) => {
+      if (ivs.length < 12) ivs = randomBytes(12 * 1024);
+      const iv = ivs.subarray(0, 12);
+      ivs = ivs.subarray(12);
+      const { text, topics, keyFacts, participants, sentiment, sources, ...clear } = e.data;
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(`${e.type}\n${e.metadata.eventId}`));
+      const ct = cipher.update(JSON.stringify([text, topics, keyFacts, participants, sentiment, sources]), 'utf8', 'base64') + cipher.final('base64');
+      const box = { iv: iv.toString('base64'), ct, tag: cipher.getAuthTag().toString('base64') };
+      const data = JSON.stringify({ ...clear, $sealed: box });
+      const metadata = JSON.stringify(e.metadata);
+      position += 1;
+      const columns = [String(position), stream, String(r), e.metadata.eventId, e.type, String(e.schemaVersion), data, metadata];
+      link = hash('sha256', link + columns.map((c) => `${c.length}:${c}`).join(''), 'hex');
+      insert.run(position, stream, r, e.metadata.eventId, e.type, e.schemaVersion, data, metadata, link);
+    });
+  });
+  const timing = await timed(() => {
+    batches.forEach((batch, b) => many.immediate(batchStream(b), batch));
+  });
+  expectRows(db, 'events', count, 'raw + same crypto, batched');
+  db.close();
+  return rates(count, timing);
+}
+
 interface ReplayResult extends Rates {
   /** Events per second of the batched appends that built the replayed log. */
   readonly build: number;
@@ -212,7 +261,7 @@ export async function rawDocuments(path: string, batches: readonly (readonly Doc
 
 // ---------------------------------------------------------------------------------------------
 
-type Scenario = 'single' | 'batched' | 'replay';
+type Scenario = 'single' | 'batched' | 'batchedSealed' | 'replay';
 
 /** Every rep's rates of one scenario, ours and raw side by side. */
 class Figures {
@@ -279,6 +328,7 @@ export async function runCoreBench(options: CoreBenchOptions = {}): Promise<Benc
     await rawSingle(dir.file('warm-single-raw'), singleEvents.slice(0, 200));
     await oursReplay(dir.file('warm-replay'), warmBatches, warmCount);
     await rawBatched(dir.file('warm-batched-raw'), warmBatches, warmCount);
+    await rawSealedBatched(dir.file('warm-batched-raw-sealed'), warmBatches, warmCount);
     await rawDocuments(dir.file('warm-documents-raw'), documentBatches.slice(0, warmBatches.length), warmCount);
 
     const figures = new Figures();
@@ -301,6 +351,7 @@ export async function runCoreBench(options: CoreBenchOptions = {}): Promise<Benc
         () => rawBatched(dir.file('batched-raw'), batches, totalCount),
       );
       figures.add('batched', s2, s2raw);
+      figures.add('batchedSealed', s2, await rawSealedBatched(dir.file('batched-raw-sealed'), batches, totalCount));
 
       progress(`3. documents replay, ${totalCount} events${tag}`);
       const [s3, s3raw] = await pair(
@@ -318,10 +369,11 @@ export async function runCoreBench(options: CoreBenchOptions = {}): Promise<Benc
     const names: Record<Scenario, string> = {
       single: `append, 1 event/transaction (N=${singleCount})`,
       batched: `append, ${batchSize} events/transaction (N=${totalCount})`,
+      batchedSealed: `append, ${batchSize}/transaction vs raw + same crypto (N=${totalCount})`,
       replay: `documents replay vs raw inserts (N=${totalCount})`,
     };
-    const targets: Record<Scenario, number | undefined> = { single: undefined, batched: 0.5, replay: 0.3 };
-    const scenarios: Scenario[] = ['single', 'batched', 'replay'];
+    const targets: Record<Scenario, number | undefined> = { single: undefined, batched: 0.5, batchedSealed: undefined, replay: 0.3 };
+    const scenarios: Scenario[] = ['single', 'batched', 'batchedSealed', 'replay'];
     const rows: BenchRow[] = [
       ...scenarios.map((sc) =>
         row(names[sc], figures.median(sc, 'ours', 'wall'), figures.median(sc, 'raw', 'wall'), 'events/s', targets[sc]),
@@ -351,6 +403,7 @@ export async function runCoreBench(options: CoreBenchOptions = {}): Promise<Benc
         reps,
         singleRatioRange: figures.ratioRange('single'),
         batchedRatioRange: figures.ratioRange('batched'),
+        batchedSealedRatioRange: figures.ratioRange('batchedSealed'),
         replayRatioRange: figures.ratioRange('replay'),
         replayLogBuildEventsPerSecond: Math.round(median(buildRates)),
         documentsDigestMatches: digests.size === 1,

@@ -22,18 +22,32 @@ export interface ChainRow {
  * One string and one one-shot hash per event keep the cost of an append low (see ADR 16).
  */
 export function chainHash(previous: string, row: ChainRow): string {
-  let text = previous;
-  for (const field of [
-    String(row.globalPosition),
-    row.streamId,
-    String(row.streamRevision),
-    row.eventId,
-    row.type,
-    String(row.schemaVersion),
-    row.data,
-    row.metadata,
-  ]) {
-    text += `${field.length}:${field}`;
-  }
+  return chainLink(previous, row.globalPosition, row.streamId, row.streamRevision, row.eventId, row.type, row.schemaVersion, row.data, row.metadata);
+}
+
+const piece = (text: string): string => `${text.length}:${text}`;
+
+/** chainHash of the row's columns passed one by one: the append builds no row object for it. */
+export function chainLink(
+  previous: string,
+  globalPosition: number,
+  streamId: string,
+  streamRevision: number,
+  eventId: string,
+  type: string,
+  schemaVersion: number,
+  data: string,
+  metadata: string,
+): string {
+  const text =
+    previous +
+    piece(String(globalPosition)) +
+    piece(streamId) +
+    piece(String(streamRevision)) +
+    piece(eventId) +
+    piece(type) +
+    piece(String(schemaVersion)) +
+    piece(data) +
+    piece(metadata);
   return hash('sha256', text, 'hex');
 }

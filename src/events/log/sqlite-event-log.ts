@@ -5,10 +5,11 @@ import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, Recorded
 import { checkExpectedRevision } from './expected-revision.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './sqlite-database.js';
-import { chainHash, genesisHash } from './hash-chain.js';
+import { chainLink, genesisHash } from './hash-chain.js';
 import { ensureHashChain } from './sqlite-chain-schema.js';
 import { createLogSchema } from './sqlite-schema.js';
 import { createSealingCodec } from './sealing/codec.js';
+import { createGroupOpener, type GroupOpener, type GroupRow } from './sealing/group.js';
 import { createKeystore, type SubjectRef } from './sealing/keystore.js';
 import { countSealedUnder, type SubjectErasure } from './sealing/shred.js';
 import { pollingSubscription } from './subscription.js';
@@ -65,6 +66,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       `SELECT ${columns} FROM events WHERE json_type(data, '$."$sealed".k') = 'array'
          AND EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') WHERE value = ?) ORDER BY global_position`,
     ),
+    // The other members of grouped boxes (ADR 19), by position.
+    members: db.prepare<[string], GroupRow>(
+      `SELECT global_position AS globalPosition, type, data, metadata FROM events WHERE global_position IN (SELECT value FROM json_each(?))`,
+    ),
     head: db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events'),
     lastLink: db.prepare<[], { position: number; hash: string }>(
       'SELECT global_position AS position, hash FROM events ORDER BY global_position DESC LIMIT 1',
@@ -95,21 +100,34 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     const last = stmt.lastLink.get();
     let position = last?.position ?? 0;
     let link = last?.hash ?? genesisHash;
-    const encode = codec.encoder();
+    // Two passes: every event's clear part and plaintext, then the seals (one GCM call per key set), then the rows.
+    const encoder = codec.encoder();
+    const datas = encoder.seal(
+      events.map((e) => encoder.prepare(e.type, e.data as Record<string, unknown>, e.metadata.eventId)),
+      position + 1,
+    );
     for (let start = 0; start < events.length; start += chunk) {
-      const part = events.slice(start, start + chunk);
-      const params: unknown[] = [];
-      for (const { type, schemaVersion, data, metadata } of part) {
+      const end = Math.min(start + chunk, events.length);
+      const params: unknown[] = new Array<unknown>((end - start) * 9);
+      let at = 0;
+      for (let i = start; i < end; i += 1) {
+        const { type, schemaVersion, metadata } = events[i] as DomainEvent;
+        const data = datas[i] as string;
+        const meta = JSON.stringify(metadata);
         revision += 1;
         position += 1;
-        const row = {
-          globalPosition: position, streamId, streamRevision: revision, eventId: metadata.eventId, type, schemaVersion,
-          data: encode(type, data as Record<string, unknown>, metadata.eventId), metadata: JSON.stringify(metadata),
-        };
-        link = chainHash(link, row);
-        params.push(position, streamId, revision, row.eventId, type, schemaVersion, row.data, row.metadata, link);
+        link = chainLink(link, position, streamId, revision, metadata.eventId, type, schemaVersion, data, meta);
+        params[at++] = position;
+        params[at++] = streamId;
+        params[at++] = revision;
+        params[at++] = metadata.eventId;
+        params[at++] = type;
+        params[at++] = schemaVersion;
+        params[at++] = data;
+        params[at++] = meta;
+        params[at++] = link;
       }
-      insertFor(part.length).run(...params);
+      insertFor(end - start).run(...params);
     }
     if (found === undefined) stmt.createStream.run(streamId, revision);
     else if (stmt.swapRevision.run(revision, streamId, found).changes !== 1) {
@@ -118,17 +136,24 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     return { nextExpectedRevision: BigInt(revision), lastPosition: BigInt(position) };
   });
 
-  const decode = (row: EventRow): RecordedEvent => ({
-    ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore),
+  const decode = (row: EventRow, groups: GroupOpener): RecordedEvent => ({
+    ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore, groups),
     streamId: row.streamId,
     streamRevision: BigInt(row.streamRevision),
     globalPosition: BigInt(row.globalPosition),
   });
 
+  /** Decodes rows read together; a grouped box's members outside `rows` are fetched by position. */
+  const decodeRows = (rows: readonly EventRow[]): RecordedEvent[] => {
+    const groups = createGroupOpener((positions) => stmt.members.all(JSON.stringify(positions)));
+    groups.add(rows);
+    return rows.map((row) => decode(row, groups));
+  };
+
   const readAll = (opts: ReadAllOptions = {}): RecordedEvent[] =>
-    stmt.readAll
-      .all(Number(opts.from ?? 1n), opts.to === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.to), opts.limit ?? 1000)
-      .map(decode);
+    decodeRows(
+      stmt.readAll.all(Number(opts.from ?? 1n), opts.to === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.to), opts.limit ?? 1000),
+    );
 
   return {
     async append(streamId, events, opts = {}): Promise<AppendResult> {
@@ -140,7 +165,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       return result;
     },
     async readStream(streamId, opts = {}) {
-      return stmt.readStream.all(streamId, Number(opts.fromRevision ?? 0n)).map(decode);
+      return decodeRows(stmt.readStream.all(streamId, Number(opts.fromRevision ?? 0n)));
     },
     async readAll(opts) {
       return readAll(opts);
@@ -164,7 +189,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     verifyChain: (opts) => verifyHashChain(db, opts),
     async sealedEvents(subject) {
       const keyId = keystore.currentKeyId(subject);
-      return keyId === undefined ? [] : stmt.sealedUnder.all(keyId).map(decode);
+      return keyId === undefined ? [] : decodeRows(stmt.sealedUnder.all(keyId));
     },
     async eraseSubject(subject, record) {
       const erase = db.transaction(() => {

@@ -2,6 +2,7 @@ import { domainEventSchema, currentVersions, type DomainEvent } from '../catalog
 import { CorruptEventError, ValidationError, parseOrThrow } from '../errors.js';
 import { upcast } from '../upcasters.js';
 import { openData } from './sealing/codec.js';
+import type { GroupOpener } from './sealing/group.js';
 import type { Keystore } from './sealing/keystore.js';
 
 /** Checks an event before it is written; a failure names the field and nothing is appended. */
@@ -22,11 +23,16 @@ export interface StoredRow {
  * Reads a stored row as a current event: parse, open its sealed content (ADR 19), upcast,
  * validate; any failure names the position. Content whose key is gone reads as erased and the
  * event's metadata says `erased: true`; without a keystore every sealed field reads as erased.
+ * A grouped box is opened through `groups`, which holds (or fetches) the group's other rows.
  */
-export function decodeStoredEvent(row: StoredRow, position: bigint, keystore: Keystore | null = null): DomainEvent {
+export function decodeStoredEvent(row: StoredRow, position: bigint, keystore: Keystore | null = null, groups?: GroupOpener): DomainEvent {
   try {
-    const metadata = JSON.parse(row.metadata) as { eventId?: unknown };
-    const opened = openData(row.type, JSON.parse(row.data) as Record<string, unknown>, String(metadata.eventId), keystore);
+    const group = groups ? { position: Number(position), opener: groups } : undefined;
+    const parsed = groups
+      ? groups.parsed(Number(position), row)
+      : { data: JSON.parse(row.data) as Record<string, unknown>, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
+    const metadata = parsed.metadata;
+    const opened = openData(row.type, parsed.data, String(metadata.eventId), keystore, group);
     const stored = { type: row.type, schemaVersion: row.schemaVersion, data: opened.data as unknown };
     const current = currentVersions.get(row.type) === row.schemaVersion ? stored : upcast(stored);
     return parseOrThrow(domainEventSchema, { ...current, metadata: opened.erased ? { ...metadata, erased: true } : metadata });

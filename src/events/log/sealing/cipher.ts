@@ -45,10 +45,52 @@ export function sealBytes(dataKey: KeyObject, plaintext: string, aad: string): S
   return { iv: iv.toString('base64'), ct, tag: cipher.getAuthTag().toString('base64') };
 }
 
+/**
+ * One AES-256-GCM operation over several plaintexts (one IV, one tag): node:crypto's cipher object
+ * costs about 5 µs per call whatever the size, the AES itself about 0.3 µs per 250 bytes. Returns
+ * each plaintext's slice of the ciphertext (base64); opening needs all of them (`openGroup`).
+ */
+export function sealGroup(dataKey: KeyObject, plaintexts: readonly string[], lengths: readonly number[], aad: string): { iv: string; tag: string; cts: string[] } {
+  const iv = nextIv();
+  const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
+  cipher.setAAD(Buffer.from(aad));
+  // One string in, one Buffer out: no Buffer per event (they would count as external memory and hurry the GC).
+  const ct = cipher.update(plaintexts.join(''), 'utf8');
+  cipher.final();
+  const cts: string[] = [];
+  let at = 0;
+  for (const length of lengths) {
+    cts.push(ct.toString('base64', at, at + length));
+    at += length;
+  }
+  return { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), cts };
+}
+
+/** Opens what sealGroup sealed, given every slice in order; each plaintext as a Buffer, or SealIntegrityError. */
+export function openGroup(dataKey: KeyObject, iv: string, tag: string, cts: readonly Buffer[], aad: string): Buffer[] {
+  let plain: Buffer;
+  try {
+    // authTagLength: node:crypto would otherwise take a tag cut to 4 bytes, and a forgery would need only 2^32 tries.
+    const decipher = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(iv, 'base64'), { authTagLength: 16 });
+    decipher.setAAD(Buffer.from(aad));
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    plain = Buffer.concat([decipher.update(Buffer.concat(cts)), decipher.final()]);
+  } catch {
+    throw new SealIntegrityError('sealed content failed authentication (tampered, or sealed under another key)');
+  }
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const ct of cts) {
+    out.push(plain.subarray(at, at + ct.length));
+    at += ct.length;
+  }
+  return out;
+}
+
 /** Opens a box or throws SealIntegrityError; the node:crypto error (which could echo inputs) is not passed on. */
 export function openBytes(dataKey: KeyObject, box: SealedBox, aad: string): string {
   try {
-    const decipher = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(box.iv, 'base64'));
+    const decipher = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(box.iv, 'base64'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(aad));
     decipher.setAuthTag(Buffer.from(box.tag, 'base64'));
     return decipher.update(box.ct, 'base64', 'utf8') + decipher.final('utf8');

@@ -9,8 +9,10 @@ type Data = Record<string, unknown>;
  */
 export interface SealSpec {
   readonly fields: Readonly<Record<string, unknown>>;
-  /** The keys of `fields`, in their order. */
+  /** The keys of `fields`, in their order; comma-joined; as JSON (for the envelope of an event that has them all). */
   readonly paths: readonly string[];
+  readonly pathList: string;
+  readonly pathsJson: string;
   /** The subjects the event names itself. */
   subjects(data: Data): SubjectRef[];
   /** Also sealed under every key of the memory's MemoryWritten (updates, atoms, graph links of a memory). */
@@ -23,10 +25,13 @@ export const erasedText = '[erased]';
 const id = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 
 function scoped(data: Data, kinds: readonly ['user' | 'session' | 'persona', string][]): SubjectRef[] {
-  return kinds.flatMap(([kind, field]) => {
+  // A plain loop: this runs for every sealed event of every append.
+  const out: SubjectRef[] = [];
+  for (const [kind, field] of kinds) {
     const value = id(data[field]);
-    return value === null ? [] : [{ kind, id: value }];
-  });
+    if (value !== null) out.push({ kind, id: value });
+  }
+  return out;
 }
 
 /** A memory's own subjects, or the memory itself when it has none (then only its own key seals it). */
@@ -41,7 +46,7 @@ const messageSubjects = (data: Data): SubjectRef[] => scoped(data, [['session', 
 const memoryLabels = { topics: [], keyFacts: [], participants: [], sentiment: null };
 
 /** Every event type that carries free text, by name; the conversation's fields are sealed by name too. */
-export const sealSpecs: ReadonlyMap<string, SealSpec> = new Map([...new Map<string, Omit<SealSpec, 'paths'>>([
+export const sealSpecs: ReadonlyMap<string, SealSpec> = new Map([...new Map<string, Omit<SealSpec, 'paths' | 'pathList' | 'pathsJson'>>([
   ['MemoryWritten', { fields: { text: erasedText, ...memoryLabels, sources: [] }, subjects: memorySubjects }],
   [
     'MemoryUpdated',
@@ -55,4 +60,4 @@ export const sealSpecs: ReadonlyMap<string, SealSpec> = new Map([...new Map<stri
   ['GraphEntriesLinked', { fields: { entries: [], nodes: [], edges: [] }, subjects: sessionAndPersona, ofMemory: true }],
   ['MessageRecorded', { fields: { content: erasedText, senderName: null }, subjects: messageSubjects }],
   ['MessageCleaned', { fields: { content: erasedText }, subjects: messageSubjects }],
-]).entries()].map(([type, spec]) => [type, { ...spec, paths: Object.keys(spec.fields) }]));
+]).entries()].map(([type, spec]) => [type, { ...spec, paths: Object.keys(spec.fields), pathList: Object.keys(spec.fields).join(','), pathsJson: JSON.stringify(Object.keys(spec.fields)) }]));
