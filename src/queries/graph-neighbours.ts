@@ -1,6 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
+import { statementCache } from './fts-ranked.js';
 
 /** A neighbour two hops away counts this much of a direct one. */
 export const SECOND_HOP_WEIGHT = 0.4;
@@ -41,12 +41,7 @@ const byScore = (a: NeighbourPath, b: NeighbourPath): number => b.score - a.scor
  * used to run one per node: for each node, the same list a lookup of that node alone gives.
  */
 export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTable) => string) {
-  const statements = new Map<string, Statement>();
-  const cached = (sql: string): Statement => {
-    const found = statements.get(sql) ?? db.prepare(sql);
-    statements.set(sql, found);
-    return found;
-  };
+  const cached = statementCache(db);
 
   /** Each origin's neighbours (edges either way, merged per pair); with `top`, only its best `top`, read from the index in order. */
   const edgesOf = (keys: readonly string[], top?: number): Map<string, Map<string, { weight: number; relations: string[] }>> => {

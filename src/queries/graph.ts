@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
+import { rankedWithFilter, statementCache, type RankedRowid } from './fts-ranked.js';
 import { createNeighbourQueries, type NeighbourOptions, type NeighbourPath } from './graph-neighbours.js';
 
 export interface GraphScope {
@@ -60,6 +61,7 @@ function scopeSql(scope: GraphScope, params: unknown[], alias = ''): string {
 /** Reads the live graph generation; `table` resolves a logical table to its physical name per call. */
 export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable) => string) {
   const neighbourQueries = createNeighbourQueries(db, table);
+  const prepare = statementCache(db);
 
   return {
     /**
@@ -105,17 +107,33 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
 
     /**
      * Entries matching ANY term of three characters or more (bm25 over the trigram index, best
-     * first): the recall route's keyword search, where a question rarely holds every term.
+     * first, ties to the earlier-indexed entry): the recall route's keyword search, where a
+     * question rarely holds every term.
      */
     searchAny(query: string, options: GraphSearchOptions = {}): GraphHit[] {
       const long = [...new Set(query.normalize('NFKC').toLowerCase().split(/[\s\p{P}]+/u))].filter((t) => [...t].length >= MIN_TRIGRAM_LENGTH);
       if (long.length === 0) return [];
       const fts = table('graph_entries_fts');
-      const params: unknown[] = [long.map(quote).join(' OR ')];
+      const match = long.map(quote).join(' OR ');
+      const limit = options.limit ?? 20;
+      const params: unknown[] = [match];
       const scope = scopeSql(options, params);
-      const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${fts}
-        WHERE ${fts} MATCH ?${scope} ORDER BY bm25(${fts}), entry_id LIMIT ?`;
-      return db.prepare<unknown[], EntryRow>(sql).all(...params, options.limit ?? 20).map(toHit);
+      const columns = `rowid, entry_id, memory_id, text, session_id, persona_id`;
+      const filtered = () =>
+        prepare(`SELECT ${columns}, bm25(${fts}) AS bm25 FROM ${fts} WHERE ${fts} MATCH ?${scope} ORDER BY bm25, rowid LIMIT ?`)
+          .all(...params, limit) as (EntryRow & RankedRowid)[];
+      // A session holds few of the matches: there the filter inside the SQL is the cheaper road.
+      const rows = options.sessionId !== undefined
+        ? filtered()
+        : rankedWithFilter<EntryRow & { rowid: number }>({
+            prepare, fts, match, limit, filtered,
+            rows: (rowids) => new Map(
+              (prepare(`SELECT ${columns} FROM ${fts} WHERE rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rowids)) as (EntryRow & { rowid: number })[])
+                .map((r) => [r.rowid, r]),
+            ),
+            keep: (row) => options.personaId === undefined || row.persona_id === options.personaId,
+          });
+      return rows.map(toHit);
     },
 
     /** The nodes the given entries mention, by entry. */
