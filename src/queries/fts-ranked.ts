@@ -1,20 +1,9 @@
 import type { Statement } from 'better-sqlite3';
-import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 
 /** A match of an FTS5 query: its rowid and its bm25 (lower is better, as FTS5 gives it). */
 export interface RankedRowid {
   readonly rowid: number;
   readonly bm25: number;
-}
-
-/** Prepared statements by SQL text: a query's SQL names the live generation's tables, so it is stable between switches. */
-export function statementCache(db: SqliteDatabase): (sql: string) => Statement {
-  const statements = new Map<string, Statement>();
-  return (sql) => {
-    let found = statements.get(sql);
-    if (!found) statements.set(sql, (found = db.prepare(sql)));
-    return found;
-  };
 }
 
 /**

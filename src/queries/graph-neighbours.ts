@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
-import { statementCache } from './fts-ranked.js';
+import { statementCache } from './statements.js';
 
 /** A neighbour two hops away counts this much of a direct one. */
 export const SECOND_HOP_WEIGHT = 0.4;

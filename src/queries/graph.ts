@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
-import { rankedWithFilter, statementCache, type RankedRowid } from './fts-ranked.js';
+import { rankedWithFilter, type RankedRowid } from './fts-ranked.js';
+import { statementCache } from './statements.js';
 import { createNeighbourQueries, type NeighbourOptions, type NeighbourPath } from './graph-neighbours.js';
 
 export interface GraphScope {

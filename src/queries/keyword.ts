@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
-import { rankedWithFilter, statementCache, type RankedRowid } from './fts-ranked.js';
+import { rankedWithFilter, type RankedRowid } from './fts-ranked.js';
+import { statementCache } from './statements.js';
 
 export interface KeywordFilter {
   readonly sessionId?: string;
