@@ -1,5 +1,6 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
+import { settleAdjacency } from './graph-adjacency.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
 /**
@@ -111,27 +112,6 @@ function link(tx: ProjectionTx, e: Linked, touched: Touched): void {
   }
 }
 
-const pairSeparator = '\u001f';
-
-/**
- * Recomputes the adjacency rows of one pair of nodes, both ways, from the merged weights of the
- * edges between them in either direction, so recall reads a node's strongest neighbours from an index.
- */
-function settlePair(tx: ProjectionTx, a: string, b: string): void {
-  const rows = tx.all<{ relation: string; weight: number }>(
-    `SELECT relation, weight FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ?
-     UNION ALL SELECT relation, weight FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ?`,
-    a, b, b, a,
-  );
-  tx.run('DELETE FROM {graph_adjacency} WHERE (node = ? AND neighbour = ?) OR (node = ? AND neighbour = ?)', a, b, b, a);
-  if (rows.length === 0) return;
-  const weight = rows.reduce((sum, r) => sum + r.weight, 0);
-  const relations = [...new Set(rows.map((r) => r.relation))].sort().join(pairSeparator);
-  const insert = 'INSERT INTO {graph_adjacency} (node, neighbour, weight, relations) VALUES (?, ?, ?, ?)';
-  tx.run(insert, a, b, weight, relations);
-  tx.run(insert, b, a, weight, relations);
-}
-
 /** Moves the merged weights of the touched edges by this event's deltas, then drops touched nodes nothing refers to any more. */
 function settle(tx: ProjectionTx, touched: Touched): void {
   for (const { source, target, relation, weight, memories } of touched.edges.values()) {
@@ -147,14 +127,7 @@ function settle(tx: ProjectionTx, touched: Touched): void {
     );
     tx.run('DELETE FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ? AND relation = ? AND memory_count <= 0', source, target, relation);
   }
-  const pairs = new Map<string, [string, string]>();
-  for (const { source, target } of touched.edges.values()) {
-    // A self-loop is never a neighbour.
-    if (source === target) continue;
-    const pair: [string, string] = source < target ? [source, target] : [target, source];
-    pairs.set(pair.join(pairSeparator), pair);
-  }
-  for (const [a, b] of pairs.values()) settlePair(tx, a, b);
+  settleAdjacency(tx, touched.edges.values());
   for (const key of [...touched.nodes].sort()) {
     const used = tx.get<{ used: number }>(
       `SELECT EXISTS (SELECT 1 FROM {graph_edge_weights} WHERE source_node = ?)

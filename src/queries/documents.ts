@@ -81,19 +81,19 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       const sql = `SELECT memory_id, text, metadata FROM ${table()} ${clause}
         ORDER BY json_extract(metadata, '$.createdAt') DESC, memory_id LIMIT ?`;
-      return db.prepare<unknown[], Row>(sql).all(...params, filter.limit === null ? -1 : (filter.limit ?? 50)).map(toDocument);
+      return prepare<unknown[], Row>(sql).all(...params, filter.limit === null ? -1 : (filter.limit ?? 50)).map(toDocument);
     },
     /** The memories, not forgotten, whose text is one of `texts` (one scan, for de-duplication). */
     withTexts(texts: readonly string[]): MemoryDocument[] {
       const sql = `SELECT memory_id, text, metadata FROM ${table()}
         WHERE text IN (SELECT value FROM json_each(?)) AND json_extract(metadata, '$.status') != 'forgotten'`;
-      return db.prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
+      return prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
     },
     count(status?: DocumentMetadata['status']): number {
       const sql = status
         ? `SELECT count(*) AS n FROM ${table()} WHERE json_extract(metadata, '$.status') = ?`
         : `SELECT count(*) AS n FROM ${table()}`;
-      return (db.prepare(sql).get(...(status ? [status] : [])) as { n: number }).n;
+      return (prepare(sql).get(...(status ? [status] : [])) as { n: number }).n;
     },
   };
 }

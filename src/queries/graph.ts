@@ -84,13 +84,13 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
         const scope = scopeSql(options, params);
         const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${fts}
           WHERE ${fts} MATCH ?${shortSql}${scope} ORDER BY bm25(${fts}), entry_id LIMIT ?`;
-        return db.prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
+        return prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
       }
       const shortSql = short.map((t) => (params.push(t), 'instr(lower(text), ?) > 0')).join(' AND ');
       const scope = scopeSql(options, params);
       const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${table('graph_entries')}
         WHERE ${shortSql}${scope} ORDER BY entry_id LIMIT ?`;
-      return db.prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
+      return prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
     },
 
     ...neighbourQueries,
@@ -98,7 +98,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     /** Nodes one hop from `key` (either direction), and with `hops: 2` the nodes one hop further, with their type and value. */
     neighbours(key: string, options: NeighbourOptions = {}): GraphNeighbour[] {
       const nodes = table('graph_nodes');
-      const info = db.prepare<[string], { node_type: string; canonical_value: string }>(`SELECT node_type, canonical_value FROM ${nodes} WHERE node_key = ?`);
+      const info = prepare<[string], { node_type: string; canonical_value: string }>(`SELECT node_type, canonical_value FROM ${nodes} WHERE node_key = ?`);
       return (neighbourQueries.neighboursOfMany([key], options).get(key) ?? []).map((n) => {
         const row = info.get(n.nodeKey);
         const [prefix = '', ...rest] = n.nodeKey.split(':');
@@ -141,9 +141,9 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     nodesOf(entryIds: readonly string[]): Map<string, string[]> {
       const found = new Map<string, string[]>();
       if (entryIds.length === 0) return found;
-      const sql = `SELECT entry_id, node_key FROM ${table('graph_entry_nodes')} WHERE entry_id IN (${entryIds.map(() => '?').join(', ')})
+      const sql = `SELECT entry_id, node_key FROM ${table('graph_entry_nodes')} WHERE entry_id IN (SELECT value FROM json_each(?))
         ORDER BY entry_id, node_key`;
-      for (const row of db.prepare<unknown[], { entry_id: string; node_key: string }>(sql).all(...entryIds)) {
+      for (const row of prepare<[string], { entry_id: string; node_key: string }>(sql).all(JSON.stringify(entryIds))) {
         found.set(row.entry_id, [...(found.get(row.entry_id) ?? []), row.node_key]);
       }
       return found;
@@ -153,7 +153,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     memoryOfEntries(entryIds: readonly string[]): Map<string, string> {
       if (entryIds.length === 0) return new Map();
       const sql = `SELECT entry_id, memory_id FROM ${table('graph_entries')} WHERE entry_id IN (SELECT value FROM json_each(?))`;
-      const rows = db.prepare<[string], { entry_id: string; memory_id: string }>(sql).all(JSON.stringify(entryIds));
+      const rows = prepare<[string], { entry_id: string; memory_id: string }>(sql).all(JSON.stringify(entryIds));
       return new Map(rows.map((r) => [r.entry_id, r.memory_id]));
     },
 
@@ -174,7 +174,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
       const scopeFilter = scopeSql(scope, params, 'e.');
       const sql = `SELECT DISTINCT e.memory_id AS id FROM ${table('graph_entry_nodes')} n JOIN ${table('graph_entries')} e USING (entry_id)
         WHERE n.node_key IN (${keys.map(() => '?').join(', ')})${scopeFilter} ORDER BY e.memory_id`;
-      return db.prepare<unknown[], { id: string }>(sql).all(...params).map((r) => r.id);
+      return prepare<unknown[], { id: string }>(sql).all(...params).map((r) => r.id);
     },
   };
 }
