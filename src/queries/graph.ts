@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
+import { chineseStopWords, englishStopWords } from '../projections/text/stopwords.js';
 import { rankedWithFilter, type RankedRowid } from './fts-ranked.js';
 import { statementCache } from './statements.js';
 import { createNeighbourQueries, type NeighbourOptions, type NeighbourPath } from './graph-neighbours.js';
@@ -107,12 +108,15 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     },
 
     /**
-     * Entries matching ANY term of three characters or more (bm25 over the trigram index, best
+     * Entries matching ANY term of three characters or more that is not a stop word (bm25 over the trigram index, best
      * first, ties to the earlier-indexed entry): the recall route's keyword search, where a
      * question rarely holds every term.
      */
     searchAny(query: string, options: GraphSearchOptions = {}): GraphHit[] {
-      const long = [...new Set(query.normalize('NFKC').toLowerCase().split(/[\s\p{P}]+/u))].filter((t) => [...t].length >= MIN_TRIGRAM_LENGTH);
+      // Function words ("the", "what", "did") match nearly every entry and rank nothing: as in keyword search, they are left out.
+      const long = [...new Set(query.normalize('NFKC').toLowerCase().split(/[\s\p{P}]+/u))].filter(
+        (t) => [...t].length >= MIN_TRIGRAM_LENGTH && !englishStopWords.has(t) && !chineseStopWords.has(t),
+      );
       if (long.length === 0) return [];
       const fts = table('graph_entries_fts');
       const match = long.map(quote).join(' OR ');
