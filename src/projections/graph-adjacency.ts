@@ -12,13 +12,17 @@ function settlePair(tx: ProjectionTx, a: string, b: string): void {
      UNION ALL SELECT relation, weight FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ?`,
     a, b, b, a,
   );
-  tx.run('DELETE FROM {graph_adjacency} WHERE (node = ? AND neighbour = ?) OR (node = ? AND neighbour = ?)', a, b, b, a);
-  if (rows.length === 0) return;
+  if (rows.length === 0) {
+    tx.run('DELETE FROM {graph_adjacency} WHERE node = ? AND neighbour = ?', a, b);
+    tx.run('DELETE FROM {graph_adjacency} WHERE node = ? AND neighbour = ?', b, a);
+    return;
+  }
   const weight = rows.reduce((sum, r) => sum + r.weight, 0);
   const relations = [...new Set(rows.map((r) => r.relation))].sort().join(pairSeparator);
-  const insert = 'INSERT INTO {graph_adjacency} (node, neighbour, weight, relations) VALUES (?, ?, ?, ?)';
-  tx.run(insert, a, b, weight, relations);
-  tx.run(insert, b, a, weight, relations);
+  const upsert = `INSERT INTO {graph_adjacency} (node, neighbour, weight, relations) VALUES (?, ?, ?, ?)
+    ON CONFLICT (node, neighbour) DO UPDATE SET weight = excluded.weight, relations = excluded.relations`;
+  tx.run(upsert, a, b, weight, relations);
+  tx.run(upsert, b, a, weight, relations);
 }
 
 /** Settles the adjacency of every pair of distinct nodes whose merged edges an event touched (after the merged weights moved). */
