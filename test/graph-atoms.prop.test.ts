@@ -175,6 +175,19 @@ describe('graph and atoms projections over random memories', () => {
             .prepare(`SELECT source_node, target_node, relation, total(weight) AS weight, count(*) AS memory_count FROM ${t('graph', 'graph_edges')} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
             .all();
           expect(merged).toEqual(summed);
+          // Adjacency holds every pair of distinct nodes an edge joins, both ways, with the merged weights of both directions.
+          const adjacency = store.db.prepare(`SELECT node, neighbour, weight, relations FROM ${t('graph', 'graph_adjacency')} ORDER BY 1, 2`).all();
+          const pairs = store.db
+            .prepare(
+              `SELECT node, neighbour, total(weight) AS weight, group_concat(DISTINCT relation) AS relations FROM (
+                 SELECT source_node AS node, target_node AS neighbour, relation, weight FROM ${t('graph', 'graph_edge_weights')}
+                 UNION ALL SELECT target_node, source_node, relation, weight FROM ${t('graph', 'graph_edge_weights')}
+               ) WHERE node <> neighbour GROUP BY 1, 2 ORDER BY 1, 2`,
+            )
+            .all() as { node: string; neighbour: string; weight: number; relations: string }[];
+          const byPair = (r: { node: string; neighbour: string; weight: number; relations: string }) =>
+            `${r.node}|${r.neighbour}|${r.weight.toFixed(9)}|${r.relations.split(/[,\u001f]/).sort().join()}`;
+          expect((adjacency as typeof pairs).map(byPair)).toEqual(pairs.map(byPair));
           const orphans = store.db
             .prepare(
               `SELECT node_key FROM ${t('graph', 'graph_nodes')} n WHERE NOT EXISTS (SELECT 1 FROM ${t('graph', 'graph_edges')} WHERE source_node = n.node_key OR target_node = n.node_key)

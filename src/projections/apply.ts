@@ -1,10 +1,11 @@
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { withoutFsync } from './durability.js';
 import type { Generation, GenerationStore } from './generations.js';
 import type { Projection } from './projection.js';
 import { bindGeneration } from './tx.js';
 
-/** Applies pages of the log to one generation; rows and checkpoint commit in one transaction. */
+/** Applies pages of the log to one generation; rows and checkpoint commit in one transaction, not waiting for fsync. */
 export function createGenerationWriter(db: SqliteDatabase, store: GenerationStore, projection: Projection, gen: Generation) {
   const tx = bindGeneration(db, projection, gen.generation);
   const handles = new Set<string>(projection.handles);
@@ -25,7 +26,7 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
   return {
     generation: gen.generation,
     init: db.transaction(() => projection.init(tx)),
-    applyPage: (page: readonly RecordedEvent[]) => applyPage.immediate(page),
+    applyPage: (page: readonly RecordedEvent[]) => withoutFsync(db, () => applyPage.immediate(page)),
     checkpoint: () => store.get(gen.name, gen.generation)?.checkpoint ?? 0n,
   };
 }

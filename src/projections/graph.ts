@@ -1,5 +1,6 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
+import { settleAdjacency } from './graph-adjacency.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
 /**
@@ -126,6 +127,7 @@ function settle(tx: ProjectionTx, touched: Touched): void {
     );
     tx.run('DELETE FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ? AND relation = ? AND memory_count <= 0', source, target, relation);
   }
+  settleAdjacency(tx, touched.edges.values());
   for (const key of [...touched.nodes].sort()) {
     const used = tx.get<{ used: number }>(
       `SELECT EXISTS (SELECT 1 FROM {graph_edge_weights} WHERE source_node = ?)
@@ -147,18 +149,19 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   settle(tx, touched);
 }
 
-export const graphTables = ['graph_nodes', 'graph_edges', 'graph_edge_weights', 'graph_entries', 'graph_entry_nodes', 'graph_entries_fts'] as const;
+export const graphTables = ['graph_nodes', 'graph_edges', 'graph_edge_weights', 'graph_adjacency', 'graph_entries', 'graph_entry_nodes', 'graph_entries_fts'] as const;
 export type GraphTable = (typeof graphTables)[number];
 
 /** Graph of people, topics and facts, with one searchable entry per memory; extraction happens in the engine. */
 export const graphProjection: Projection = {
   name: 'graph',
-  // 3: entries by node in entry id order, so recall reads a node's first entries without a sort.
-  version: 3,
+  // 4: graph_adjacency, each node's neighbours by merged weight, so recall reads the strongest without a sort.
+  version: 4,
   tables: [
     { name: 'graph_nodes', key: 'node_key' },
     { name: 'graph_edges', key: 'source_node, target_node, relation, source_memory' },
     { name: 'graph_edge_weights', key: 'source_node, target_node, relation' },
+    { name: 'graph_adjacency', key: 'node, neighbour' },
     { name: 'graph_entries', key: 'entry_id' },
     { name: 'graph_entry_nodes', key: 'entry_id, node_key' },
     { name: 'graph_entries_fts', key: 'entry_id' },
@@ -167,6 +170,7 @@ export const graphProjection: Projection = {
   init(tx) {
     const edges = tx.table('graph_edges');
     const weights = tx.table('graph_edge_weights');
+    const adjacency = tx.table('graph_adjacency');
     const entries = tx.table('graph_entries');
     const entryNodes = tx.table('graph_entry_nodes');
     tx.exec(`
@@ -193,6 +197,14 @@ export const graphProjection: Projection = {
         PRIMARY KEY (source_node, target_node, relation)
       );
       CREATE INDEX ${weights}_target ON {graph_edge_weights} (target_node);
+      CREATE TABLE {graph_adjacency} (
+        node TEXT NOT NULL,
+        neighbour TEXT NOT NULL,
+        weight REAL NOT NULL,
+        relations TEXT NOT NULL,
+        PRIMARY KEY (node, neighbour)
+      );
+      CREATE INDEX ${adjacency}_strongest ON {graph_adjacency} (node, weight DESC, neighbour);
       CREATE TABLE {graph_entries} (
         entry_id TEXT PRIMARY KEY,
         memory_id TEXT NOT NULL,

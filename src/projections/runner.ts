@@ -130,7 +130,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     },
     /** The physical table of the live generation, for read APIs. */
     liveTable(name: string, table: string): string {
-      return generationTable(table, liveWriter(projection(name)).generation);
+      return generationTable(table, store.liveNumber(name) ?? liveWriter(projection(name)).generation);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { EventData } from '../events/catalog.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
+import { statementCache } from './statements.js';
 
 export type AtomStatus = EventData<'AtomStateChanged'>['to'];
 export type AtomType = EventData<'AtomExtracted'>['atomType'];
@@ -97,9 +98,10 @@ function filterSql(filter: AtomFilter, params: unknown[]): string {
 
 /** Reads the live atoms generation; `table` resolves a logical table to its physical name per call. */
 export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atoms' | 'memory_atoms_fts') => string) {
+  const prepare = statementCache(db);
   const select = (where: string, params: unknown[], filter: AtomFilter): MemoryAtom[] => {
     const sql = `SELECT ${columns} FROM ${table('memory_atoms')} WHERE ${where}${filterSql(filter, params)} ORDER BY created_at, atom_id`;
-    return db.prepare<unknown[], Row>(sql).all(...params).map(toAtom);
+    return prepare<unknown[], Row>(sql).all(...params).map(toAtom);
   };
   return {
     get(atomId: string): MemoryAtom | undefined {
@@ -131,7 +133,7 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
       const filter = filterSql(options, params).replace(/\b(status|expires_at)\b/g, 'a.$1');
       const sql = `SELECT ${columns.replace(/(\w+)/g, 'a.$1')} FROM ${fts} JOIN ${table('memory_atoms')} a ON a.fts_rowid = ${fts}.rowid
         WHERE ${fts} MATCH ?${scope}${filter} ORDER BY bm25(${fts}), a.atom_id LIMIT ?`;
-      return db.prepare<unknown[], Row>(sql).all(...params, options.limit ?? 20).map(toAtom);
+      return prepare<unknown[], Row>(sql).all(...params, options.limit ?? 20).map(toAtom);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { injectionOpen } from './recall/format.js';
+import { statementCache } from './statements.js';
 
 export interface ConversationMessage {
   readonly sessionId: string;
@@ -60,25 +61,26 @@ const toSession = (r: SessionRow): ConversationSession => ({
 
 /** Reads the conversation store (sessions, live messages) from the live generation. */
 export function createConversationQueries(db: SqliteDatabase, table: (name: string) => string) {
+  const prepare = statementCache(db);
   const sessionSql = () => `SELECT s.*, r.revision FROM ${table('conversation_sessions')} s
     LEFT JOIN ${table('conversation_revisions')} r ON r.session_id = s.session_id`;
   return {
     session(sessionId: string): ConversationSession | undefined {
-      const row = db.prepare<[string], SessionRow>(`${sessionSql()} WHERE s.session_id = ?`).get(sessionId);
+      const row = prepare<[string], SessionRow>(`${sessionSql()} WHERE s.session_id = ?`).get(sessionId);
       return row && toSession(row);
     },
     sessions(): ConversationSession[] {
-      return db.prepare<[], SessionRow>(`${sessionSql()} ORDER BY s.session_id`).all().map(toSession);
+      return prepare<[], SessionRow>(`${sessionSql()} ORDER BY s.session_id`).all().map(toSession);
     },
     /** Messages [from, to) of a session, in order. */
     messages(sessionId: string, from = 0, to = Number.MAX_SAFE_INTEGER): ConversationMessage[] {
       const sql = `SELECT * FROM ${table('conversation_messages')} WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx`;
-      return db.prepare<[string, number, number], MessageRow>(sql).all(sessionId, from, to).map(toMessage);
+      return prepare<[string, number, number], MessageRow>(sql).all(sessionId, from, to).map(toMessage);
     },
     /** Stored messages that still carry an injection block an older mode wrote into the history. */
     withInjectionFragments(limit = 1000): ConversationMessage[] {
       const sql = `SELECT * FROM ${table('conversation_messages')} WHERE instr(content, ?) > 0 ORDER BY session_id, idx LIMIT ?`;
-      return db.prepare<[string, number], MessageRow>(sql).all(injectionOpen, limit).map(toMessage);
+      return prepare<[string, number], MessageRow>(sql).all(injectionOpen, limit).map(toMessage);
     },
   };
 }

@@ -1,4 +1,6 @@
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { statementCache } from './statements.js';
 import type { DocumentMetadata } from '../projections/documents.js';
 
 export interface MemoryDocument extends DocumentMetadata {
@@ -29,9 +31,10 @@ const toDocument = (row: Row): MemoryDocument => ({
 
 /** Reads memories from the live documents generation; filters run in SQL on the expression indexes. */
 export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
+  const prepare = statementCache(db);
   return {
     get(memoryId: string): MemoryDocument | undefined {
-      const row = db.prepare<[string], Row>(`SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id = ?`).get(memoryId);
+      const row = prepare(`SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id = ?`).get(memoryId) as Row | undefined;
       return row && toDocument(row);
     },
     /** Many memories in one query, for loading recall results in one batch. */
@@ -39,7 +42,7 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       if (memoryIds.length === 0) return new Map();
       // The ids as one JSON parameter: the same statement text for any number of them.
       const sql = `SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id IN (SELECT value FROM json_each(?))`;
-      return new Map(db.prepare<[string], Row>(sql).all(JSON.stringify(memoryIds)).map((row) => [row.memory_id, toDocument(row)]));
+      return new Map((prepare(sql).all(JSON.stringify(memoryIds)) as Row[]).map((row) => [row.memory_id, toDocument(row)]));
     },
     /**
      * The memories written just before and just after each given one in its session (by
@@ -50,10 +53,10 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const session = `json_extract(metadata, '$.sessionId')`;
       const created = `json_extract(metadata, '$.createdAt')`;
       const step = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
-        db.prepare<[string, string, string], { memory_id: string }>(
+        prepare(
           `SELECT memory_id FROM ${table()} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
            ORDER BY ${created} ${order}, memory_id ${order} LIMIT 1`,
-        );
+        ) as Statement<[string, string, string], { memory_id: string }>;
       const [before, after] = [step('<', 'DESC'), step('>', 'ASC')];
       const out = new Map<string, { previous: string | null; next: string | null }>();
       for (const [memoryId, doc] of this.getMany(memoryIds)) {
@@ -78,19 +81,19 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       const sql = `SELECT memory_id, text, metadata FROM ${table()} ${clause}
         ORDER BY json_extract(metadata, '$.createdAt') DESC, memory_id LIMIT ?`;
-      return db.prepare<unknown[], Row>(sql).all(...params, filter.limit === null ? -1 : (filter.limit ?? 50)).map(toDocument);
+      return prepare<unknown[], Row>(sql).all(...params, filter.limit === null ? -1 : (filter.limit ?? 50)).map(toDocument);
     },
     /** The memories, not forgotten, whose text is one of `texts` (one scan, for de-duplication). */
     withTexts(texts: readonly string[]): MemoryDocument[] {
       const sql = `SELECT memory_id, text, metadata FROM ${table()}
         WHERE text IN (SELECT value FROM json_each(?)) AND json_extract(metadata, '$.status') != 'forgotten'`;
-      return db.prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
+      return prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
     },
     count(status?: DocumentMetadata['status']): number {
       const sql = status
         ? `SELECT count(*) AS n FROM ${table()} WHERE json_extract(metadata, '$.status') = ?`
         : `SELECT count(*) AS n FROM ${table()}`;
-      return (db.prepare(sql).get(...(status ? [status] : [])) as { n: number }).n;
+      return (prepare(sql).get(...(status ? [status] : [])) as { n: number }).n;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
+import { statementCache } from './statements.js';
 
 /** A neighbour two hops away counts this much of a direct one. */
 export const SECOND_HOP_WEIGHT = 0.4;
@@ -40,42 +41,27 @@ const byScore = (a: NeighbourPath, b: NeighbourPath): number => b.score - a.scor
  * used to run one per node: for each node, the same list a lookup of that node alone gives.
  */
 export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTable) => string) {
-  /** Edges of the origins, either direction, merged per (origin, neighbour); with `top`, only each origin's best `top`. */
-  const mergedSql = (top: boolean): string => {
-    const w = table('graph_edge_weights');
-    const merged = `SELECT origin, node, sum(weight) AS weight, group_concat(relation, char(31)) AS relations FROM (
-        SELECT source_node AS origin, target_node AS node, relation, weight FROM ${w}
-          WHERE source_node IN (SELECT value FROM json_each(@keys)) AND target_node <> source_node
-        UNION ALL SELECT target_node AS origin, source_node AS node, relation, weight FROM ${w}
-          WHERE target_node IN (SELECT value FROM json_each(@keys)) AND source_node <> target_node
-      ) GROUP BY origin, node`;
-    return top
-      ? `SELECT origin, node, weight, relations FROM (
-          SELECT *, row_number() OVER (PARTITION BY origin ORDER BY weight DESC, node) AS rank FROM (${merged})
-        ) WHERE rank <= @top`
-      : merged;
-  };
+  const cached = statementCache(db);
+
+  /** Each origin's neighbours (edges either way, merged per pair); with `top`, only its best `top`, read from the index in order. */
   const edgesOf = (keys: readonly string[], top?: number): Map<string, Map<string, { weight: number; relations: string[] }>> => {
-    const rows =
+    const a = table('graph_adjacency');
+    const rows = (
       top === undefined
-        ? db.prepare<[{ keys: string }], MergedRow>(mergedSql(false)).all({ keys: JSON.stringify(keys) })
-        : db.prepare<[{ keys: string; top: number }], MergedRow>(mergedSql(true)).all({ keys: JSON.stringify(keys), top });
+        ? cached(`SELECT node AS origin, neighbour AS node, weight, relations FROM ${a} WHERE node IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys))
+        : cached(`SELECT k.value AS origin, a.neighbour AS node, a.weight, a.relations FROM json_each(?) k
+            JOIN ${a} a ON a.rowid IN (SELECT rowid FROM ${a} WHERE node = k.value ORDER BY weight DESC, neighbour LIMIT ?)`).all(JSON.stringify(keys), top)
+    ) as MergedRow[];
     const byOrigin = new Map<string, Map<string, { weight: number; relations: string[] }>>();
     for (const row of rows) {
       const edges = byOrigin.get(row.origin) ?? new Map<string, { weight: number; relations: string[] }>();
-      edges.set(row.node, { weight: row.weight, relations: [...new Set(row.relations.split(separator))].sort() });
+      edges.set(row.node, { weight: row.weight, relations: row.relations.split(separator) });
       byOrigin.set(row.origin, edges);
     }
     return byOrigin;
   };
 
   type NodeMemory = { node_key: string; memory_id: string };
-  const statements = new Map<string, ReturnType<typeof db.prepare<unknown[], NodeMemory>>>();
-  const cached = (sql: string) => {
-    const found = statements.get(sql) ?? db.prepare<unknown[], NodeMemory>(sql);
-    statements.set(sql, found);
-    return found;
-  };
 
   return {
     /**
@@ -97,7 +83,7 @@ export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTa
         // CROSS JOIN keeps the session's entries as the outer loop.
         const sql = `SELECT n.node_key, e.memory_id FROM ${entries} e CROSS JOIN ${nodes} n ON n.entry_id = e.entry_id
           WHERE e.session_id IS ?${persona} AND n.node_key IN (SELECT value FROM json_each(?)) ORDER BY n.node_key, n.entry_id`;
-        rows = cached(sql).all(scope.sessionId, ...personaParam, JSON.stringify(unique));
+        rows = cached(sql).all(scope.sessionId, ...personaParam, JSON.stringify(unique)) as NodeMemory[];
       } else {
         // A correlated LIMIT per node: one statement however many nodes, each read in index order.
         const sql = `SELECT n.node_key, e.memory_id FROM json_each(?) k
@@ -106,7 +92,7 @@ export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTa
             WHERE n2.node_key = k.value${persona} ORDER BY n2.entry_id LIMIT ?)
           JOIN ${entries} e ON e.entry_id = n.entry_id
           ORDER BY n.node_key, n.entry_id`;
-        rows = cached(sql).all(JSON.stringify(unique), ...personaParam, perNode);
+        rows = cached(sql).all(JSON.stringify(unique), ...personaParam, perNode) as NodeMemory[];
       }
       for (const row of rows) {
         const ids = found.get(row.node_key) ?? [];

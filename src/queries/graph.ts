@@ -1,5 +1,8 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
+import { chineseStopWords, englishStopWords } from '../projections/text/stopwords.js';
+import { rankedWithFilter, type RankedRowid } from './fts-ranked.js';
+import { statementCache } from './statements.js';
 import { createNeighbourQueries, type NeighbourOptions, type NeighbourPath } from './graph-neighbours.js';
 
 export interface GraphScope {
@@ -60,6 +63,7 @@ function scopeSql(scope: GraphScope, params: unknown[], alias = ''): string {
 /** Reads the live graph generation; `table` resolves a logical table to its physical name per call. */
 export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable) => string) {
   const neighbourQueries = createNeighbourQueries(db, table);
+  const prepare = statementCache(db);
 
   return {
     /**
@@ -81,13 +85,13 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
         const scope = scopeSql(options, params);
         const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${fts}
           WHERE ${fts} MATCH ?${shortSql}${scope} ORDER BY bm25(${fts}), entry_id LIMIT ?`;
-        return db.prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
+        return prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
       }
       const shortSql = short.map((t) => (params.push(t), 'instr(lower(text), ?) > 0')).join(' AND ');
       const scope = scopeSql(options, params);
       const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${table('graph_entries')}
         WHERE ${shortSql}${scope} ORDER BY entry_id LIMIT ?`;
-      return db.prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
+      return prepare<unknown[], EntryRow>(sql).all(...params, limit).map(toHit);
     },
 
     ...neighbourQueries,
@@ -95,7 +99,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     /** Nodes one hop from `key` (either direction), and with `hops: 2` the nodes one hop further, with their type and value. */
     neighbours(key: string, options: NeighbourOptions = {}): GraphNeighbour[] {
       const nodes = table('graph_nodes');
-      const info = db.prepare<[string], { node_type: string; canonical_value: string }>(`SELECT node_type, canonical_value FROM ${nodes} WHERE node_key = ?`);
+      const info = prepare<[string], { node_type: string; canonical_value: string }>(`SELECT node_type, canonical_value FROM ${nodes} WHERE node_key = ?`);
       return (neighbourQueries.neighboursOfMany([key], options).get(key) ?? []).map((n) => {
         const row = info.get(n.nodeKey);
         const [prefix = '', ...rest] = n.nodeKey.split(':');
@@ -104,27 +108,46 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     },
 
     /**
-     * Entries matching ANY term of three characters or more (bm25 over the trigram index, best
-     * first): the recall route's keyword search, where a question rarely holds every term.
+     * Entries matching ANY term of three characters or more that is not a stop word (bm25 over the trigram index, best
+     * first, ties to the earlier-indexed entry): the recall route's keyword search, where a
+     * question rarely holds every term.
      */
     searchAny(query: string, options: GraphSearchOptions = {}): GraphHit[] {
-      const long = [...new Set(query.normalize('NFKC').toLowerCase().split(/[\s\p{P}]+/u))].filter((t) => [...t].length >= MIN_TRIGRAM_LENGTH);
+      // Function words ("the", "what", "did") match nearly every entry and rank nothing: as in keyword search, they are left out.
+      const long = [...new Set(query.normalize('NFKC').toLowerCase().split(/[\s\p{P}]+/u))].filter(
+        (t) => [...t].length >= MIN_TRIGRAM_LENGTH && !englishStopWords.has(t) && !chineseStopWords.has(t),
+      );
       if (long.length === 0) return [];
       const fts = table('graph_entries_fts');
-      const params: unknown[] = [long.map(quote).join(' OR ')];
+      const match = long.map(quote).join(' OR ');
+      const limit = options.limit ?? 20;
+      const params: unknown[] = [match];
       const scope = scopeSql(options, params);
-      const sql = `SELECT entry_id, memory_id, text, session_id, persona_id FROM ${fts}
-        WHERE ${fts} MATCH ?${scope} ORDER BY bm25(${fts}), entry_id LIMIT ?`;
-      return db.prepare<unknown[], EntryRow>(sql).all(...params, options.limit ?? 20).map(toHit);
+      const columns = `rowid, entry_id, memory_id, text, session_id, persona_id`;
+      const filtered = () =>
+        prepare(`SELECT ${columns}, bm25(${fts}) AS bm25 FROM ${fts} WHERE ${fts} MATCH ?${scope} ORDER BY bm25, rowid LIMIT ?`)
+          .all(...params, limit) as (EntryRow & RankedRowid)[];
+      // A session holds few of the matches: there the filter inside the SQL is the cheaper road.
+      const rows = options.sessionId !== undefined
+        ? filtered()
+        : rankedWithFilter<EntryRow & { rowid: number }>({
+            prepare, fts, match, limit, filtered,
+            rows: (rowids) => new Map(
+              (prepare(`SELECT ${columns} FROM ${fts} WHERE rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rowids)) as (EntryRow & { rowid: number })[])
+                .map((r) => [r.rowid, r]),
+            ),
+            keep: (row) => options.personaId === undefined || row.persona_id === options.personaId,
+          });
+      return rows.map(toHit);
     },
 
     /** The nodes the given entries mention, by entry. */
     nodesOf(entryIds: readonly string[]): Map<string, string[]> {
       const found = new Map<string, string[]>();
       if (entryIds.length === 0) return found;
-      const sql = `SELECT entry_id, node_key FROM ${table('graph_entry_nodes')} WHERE entry_id IN (${entryIds.map(() => '?').join(', ')})
+      const sql = `SELECT entry_id, node_key FROM ${table('graph_entry_nodes')} WHERE entry_id IN (SELECT value FROM json_each(?))
         ORDER BY entry_id, node_key`;
-      for (const row of db.prepare<unknown[], { entry_id: string; node_key: string }>(sql).all(...entryIds)) {
+      for (const row of prepare<[string], { entry_id: string; node_key: string }>(sql).all(JSON.stringify(entryIds))) {
         found.set(row.entry_id, [...(found.get(row.entry_id) ?? []), row.node_key]);
       }
       return found;
@@ -134,7 +157,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     memoryOfEntries(entryIds: readonly string[]): Map<string, string> {
       if (entryIds.length === 0) return new Map();
       const sql = `SELECT entry_id, memory_id FROM ${table('graph_entries')} WHERE entry_id IN (SELECT value FROM json_each(?))`;
-      const rows = db.prepare<[string], { entry_id: string; memory_id: string }>(sql).all(JSON.stringify(entryIds));
+      const rows = prepare<[string], { entry_id: string; memory_id: string }>(sql).all(JSON.stringify(entryIds));
       return new Map(rows.map((r) => [r.entry_id, r.memory_id]));
     },
 
@@ -155,7 +178,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
       const scopeFilter = scopeSql(scope, params, 'e.');
       const sql = `SELECT DISTINCT e.memory_id AS id FROM ${table('graph_entry_nodes')} n JOIN ${table('graph_entries')} e USING (entry_id)
         WHERE n.node_key IN (${keys.map(() => '?').join(', ')})${scopeFilter} ORDER BY e.memory_id`;
-      return db.prepare<unknown[], { id: string }>(sql).all(...params).map((r) => r.id);
+      return prepare<unknown[], { id: string }>(sql).all(...params).map((r) => r.id);
     },
   };
 }

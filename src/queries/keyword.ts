@@ -1,5 +1,7 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
+import { rankedWithFilter, type RankedRowid } from './fts-ranked.js';
+import { statementCache } from './statements.js';
 
 export interface KeywordFilter {
   readonly sessionId?: string;
@@ -16,38 +18,61 @@ export interface KeywordHit {
   readonly score: number;
 }
 
-interface Row {
+interface ScopeRow {
+  rowid: number;
   memory_id: string;
-  bm25_score: number;
+  session_id: string | null;
+  persona_id: string | null;
+  user_id: string | null;
+  status: string;
 }
+
+type Row = ScopeRow & RankedRowid;
 
 /**
  * BM25 keyword search over the live `fts` generation (`table` resolves its physical name per
  * query). The query goes through the same tokenizer as the memories; scope and status filters
- * are in the WHERE clause, so they run before the LIMIT.
+ * run before the LIMIT, inside the SQL, or, for the broad ones (status, persona), on a window of
+ * the best rowids (see fts-ranked.ts). Ties go to the earlier-written memory (the FTS rowid is
+ * its MemoryWritten position).
  */
 export function createKeywordSearch(db: SqliteDatabase, table: () => string) {
+  const prepare = statementCache(db);
   return {
     search(query: string, filter: KeywordFilter = {}): KeywordHit[] {
       const match = toFtsQuery(query);
-      const limit = filter.limit ?? 10;
+      const limit = Math.floor(filter.limit ?? 10);
       if (match === null || !(limit >= 1)) return [];
       const t = table();
       const where = [`${t} MATCH ?`];
       const params: unknown[] = [match];
-      const add = (column: string, value: string | null | undefined): void => {
+      const wanted: [keyof ScopeRow, string][] = [];
+      const add = (column: keyof ScopeRow, value: string | null | undefined): void => {
         if (value === undefined || value === null) return;
         where.push(`${column} = ?`);
         params.push(value);
+        wanted.push([column, value]);
       };
       add('session_id', filter.sessionId);
       add('persona_id', filter.personaId);
       add('user_id', filter.userId);
       add('status', filter.status === undefined ? 'active' : filter.status);
-      const sql = `SELECT memory_id, bm25(${t}) AS bm25_score FROM ${t} WHERE ${where.join(' AND ')}
-        ORDER BY bm25_score, memory_id LIMIT ?`;
-      const rows = db.prepare<unknown[], Row>(sql).all(...params, Math.floor(limit));
-      return rows.map((row) => ({ memoryId: row.memory_id, score: -row.bm25_score }));
+      const filtered = (): Row[] =>
+        prepare(`SELECT rowid, memory_id, session_id, persona_id, user_id, status, bm25(${t}) AS bm25 FROM ${t}
+          WHERE ${where.join(' AND ')} ORDER BY bm25, rowid LIMIT ?`).all(...params, limit) as Row[];
+      // A session or user holds few of the matches: there the filter inside the SQL is the cheaper road.
+      const narrow = filter.sessionId != null || filter.userId != null;
+      const rows = narrow
+        ? filtered()
+        : rankedWithFilter<ScopeRow>({
+            prepare, fts: t, match, limit, filtered,
+            rows: (rowids) => new Map(
+              (prepare(`SELECT rowid, memory_id, session_id, persona_id, user_id, status FROM ${t} WHERE rowid IN (SELECT value FROM json_each(?))`)
+                .all(JSON.stringify(rowids)) as ScopeRow[]).map((r) => [r.rowid, r]),
+            ),
+            keep: (row) => wanted.every(([column, value]) => row[column] === value),
+          });
+      return rows.map((row) => ({ memoryId: row.memory_id, score: -row.bm25 }));
     },
   };
 }

@@ -47,13 +47,17 @@ export function tokenSimilarity(a: string, b: string): number {
   return jaccard(new Set(tokenize(a)), new Set(tokenize(b)));
 }
 
-// Token sets per candidate object, so one selection tokenises each text once.
-const tokenCache = new WeakMap<object, ReadonlySet<string>>();
+// Token sets by text: recalls keep meeting the same memories, and tokenising (jieba) is the cost.
+// Bounded; emptied when full, which only costs a re-tokenisation.
+const tokenCache = new Map<string, ReadonlySet<string>>();
+const tokenCacheLimit = 4096;
 const tokensOf = (candidate: MmrCandidate): ReadonlySet<string> => {
-  let tokens = tokenCache.get(candidate);
+  const text = candidate.text ?? '';
+  let tokens = tokenCache.get(text);
   if (!tokens) {
-    tokens = new Set(tokenize(candidate.text ?? ''));
-    tokenCache.set(candidate, tokens);
+    if (tokenCache.size >= tokenCacheLimit) tokenCache.clear();
+    tokens = new Set(tokenize(text));
+    tokenCache.set(text, tokens);
   }
   return tokens;
 };

@@ -1,0 +1,40 @@
+import type { Statement } from 'better-sqlite3';
+
+/** A match of an FTS5 query: its rowid and its bm25 (lower is better, as FTS5 gives it). */
+export interface RankedRowid {
+  readonly rowid: number;
+  readonly bm25: number;
+}
+
+/**
+ * The best `limit` matches of `match` in FTS5 table `fts` that pass `keep`, best first (ties by
+ * rowid). Ranking needs only rowids and bm25, but a filter on an UNINDEXED column makes FTS5 read
+ * every match's stored row; so the rowids are ranked alone first and only a window of the best
+ * is read and filtered. When the window holds too few that pass, the caller's `filtered` query
+ * (the filter inside the SQL, same order) answers instead: the filter always runs before the cut.
+ */
+export function rankedWithFilter<Row>(options: {
+  readonly prepare: (sql: string) => Statement;
+  readonly fts: string;
+  readonly match: string;
+  readonly limit: number;
+  /** Reads the rows of the given rowids, in any order. */
+  readonly rows: (rowids: readonly number[]) => Map<number, Row>;
+  readonly keep: (row: Row) => boolean;
+  readonly filtered: () => (Row & RankedRowid)[];
+}): (Row & RankedRowid)[] {
+  const { fts, limit } = options;
+  // Twice the limit: most matches pass a status or persona filter, so one window nearly always suffices.
+  const window = Math.max(2 * limit, 16);
+  const ranked = options
+    .prepare(`SELECT rowid, bm25(${fts}) AS bm25 FROM ${fts} WHERE ${fts} MATCH ? ORDER BY bm25, rowid LIMIT ?`)
+    .all(options.match, window) as RankedRowid[];
+  const rows = options.rows(ranked.map((r) => r.rowid));
+  const kept: (Row & RankedRowid)[] = [];
+  for (const hit of ranked) {
+    const row = rows.get(hit.rowid);
+    if (row !== undefined && options.keep(row)) kept.push({ ...row, ...hit });
+    if (kept.length === limit) return kept;
+  }
+  return ranked.length < window ? kept : options.filtered();
+}
