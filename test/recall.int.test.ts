@@ -127,6 +127,30 @@ describe('recall through the engine', () => {
     other.remove();
   });
 
+  it('lends no context to or from a memory made of many messages (a summary): it carries its own', async () => {
+    temp = tempDir();
+    const { provider, control } = controllableProvider();
+    control.down = true;
+    const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
+    const message = (messageId: string, content: string) => ({ messageId, sessionId: 's1', role: 'user', senderId: 'u', senderName: 'Kim', content, at: null });
+    const summary = (id: string, text: string, n: number) => ({
+      memoryId: id, text, sessionId: 's1', sources: [message(`${id}-1`, text), message(`${id}-${n}`, 'and more')],
+    });
+    // Session s1: a turn, a summary, a turn, a turn. Only 'married' is in the query.
+    await engine.writeMemory({ memoryId: 't1', text: 'Kim: how long have you been married?', sessionId: 's1', sources: [message('m1', 'how long have you been married?')] });
+    await engine.writeMemory(summary('sum', 'Kim and Lee talked about their weddings; married five years', 2));
+    await engine.writeMemory({ memoryId: 't2', text: 'Lee: five years already, time flies', sessionId: 's1', sources: [message('m2', 'five years already')] });
+    await engine.writeMemory({ memoryId: 't3', text: 'Kim: married in spring', sessionId: 's1', sources: [message('m3', 'married in spring')] });
+    const answer = await engine.recall({ query: 'married', scope: { mode: 'global' }, topK: 5, explain: true });
+    // t2 borrows from t3, the turn after it (0.5 × its score). The summary, t1's next, would borrow
+    // 0.7 × t1's score (more than its own, the weakest BM25 hit's) if it were a turn; it borrows nothing.
+    expect(ids(answer)).toEqual(['t3', 't1', 't2', 'sum']);
+    const context = answer.memories.map((m) => m.explain?.bonuses.context ?? 0);
+    expect(context[2]).toBeCloseTo(0.5 * (answer.memories[0]?.score ?? 0), 12);
+    expect([context[0], context[1], context[3]]).toEqual([0, 0, 0]);
+    await engine.close();
+  });
+
   it('refuses a bad request naming the field', async () => {
     temp = tempDir();
     const engine = await openTestEngine(temp.dir);

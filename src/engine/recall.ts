@@ -72,7 +72,18 @@ export function createRecall(deps: RecallDeps) {
   const settings = deps.settings ?? defaultRecallSettings;
   const cache = createRecallCache<RankedCandidate[]>();
   const { indexes } = deps;
-  const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent: (ids) => indexes.documents.adjacentInSession(ids) };
+  /*
+   * Conversation context joins memories of at most one message (a chat turn, a note): a turn means
+   * something beside its neighbours, but a memory made of many messages (a session summary) carries
+   * its own context, and its neighbours are other sessions. LoCoMo, hash, `pipeline` ingest
+   * (summaries): recall@10 0.689 -> 0.700 (archival 0.705 -> 0.716); `turns` unchanged.
+   */
+  const oneMessage = (id: string | null): id is string => id !== null && indexes.sources.of(id).length <= 1;
+  const adjacent = (ids: readonly string[]) => {
+    const around = indexes.documents.adjacentInSession(ids.filter(oneMessage));
+    return new Map([...around].map(([id, a]) => [id, { previous: oneMessage(a.previous) ? a.previous : null, next: oneMessage(a.next) ? a.next : null }]));
+  };
+  const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent };
 
   const recall = async (input: unknown): Promise<RecallAnswer> => {
     const request = parseOrThrow(recallInputSchema, input);

