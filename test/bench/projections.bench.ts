@@ -408,8 +408,8 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
                 note:
                   `not ours vs raw: the graph rebuild's events per CPU-second over ${4 * small} memories vs over ${small} (a log of ` +
                   'GraphEntriesLinked only); 1.0 when the rebuild is linear in the log, lower when each event costs more as the log grows: ' +
-                  'settle() in src/projections/graph.ts recounts every per-memory row of each touched edge, so an edge many memories carry ' +
-                  '(user -> topic, topic co-occurrences) makes the rebuild quadratic',
+                  'an edge many memories carry (user -> topic, topic co-occurrences) is one merged row moved by deltas, ' +
+                  'and each touched pair of nodes recomputes its adjacency row from its merged edges',
               }
             : {}),
         }),
@@ -470,9 +470,9 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
         'latency, lower is better; ours = vectors.search (read lock, Float32Array -> number[], position -> id map) vs raw faiss-node IndexFlatIP.search on the same vectors with number[] queries ready'),
       latencyRow('vector search p95', vectorLatency, 0.95),
       latencyRow(`keyword search p50 (limit ${k})`, keywordLatency, 0.5,
-        'latency, lower is better; ours = keyword.search: tokenizes the query (jieba + stemmer) and prepares its statement (about 0.01 ms each), ' +
-          "then its status = 'active' filter and memory_id tie-break read the UNINDEXED columns of every matching row, which FTS5 " +
-          'fetches row by row: that is most of the gap; raw = a prepared FTS5 MATCH ... ORDER BY bm25 LIMIT 10 over the same tokens, MATCH string ready'),
+        'latency, lower is better; ours = keyword.search: tokenizes the query (jieba + stemmer), ranks the matching rowids by bm25, ' +
+          "then reads the UNINDEXED columns (memory id, status 'active' filter) of a window of the best 20 only (src/queries/fts-ranked.ts); " +
+          'raw = a prepared FTS5 MATCH ... ORDER BY bm25 LIMIT 10 over the same tokens, MATCH string ready'),
       latencyRow('keyword search p95', keywordLatency, 0.95),
     );
     Object.assign(meta, {
