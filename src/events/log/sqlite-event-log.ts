@@ -3,9 +3,9 @@ import { ConcurrencyError, ValidationError } from '../errors.js';
 import { streams } from '../streams.js';
 import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, RecordedEvent } from './event-log.js';
 import { checkExpectedRevision } from './expected-revision.js';
-import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './sqlite-database.js';
-import { chainLink, genesisHash } from './hash-chain.js';
+import { genesisHash } from './hash-chain.js';
+import { createEventRowWriter } from './sqlite-event-rows.js';
 import { ensureHashChain } from './sqlite-chain-schema.js';
 import { createLogSchema } from './sqlite-schema.js';
 import { createSealingCodec } from './sealing/codec.js';
@@ -76,59 +76,22 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     ),
   };
 
-  // Multi-row INSERTs: one statement call per chunk instead of one per event.
-  const chunk = 50;
-  const inserts = new Map<number, Statement>();
-  const insertFor = (rows: number): Statement => {
-    let statement = inserts.get(rows);
-    if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-      statement = db.prepare(
-        `INSERT INTO events (global_position, stream_id, stream_revision, event_id, type, schema_version, data, metadata, hash) VALUES ${values}`,
-      );
-      inserts.set(rows, statement);
-    }
-    return statement;
-  };
+  const writeRows = createEventRowWriter(db);
 
   const appendTx = db.transaction((streamId: string, events: readonly DomainEvent[], expected: ExpectedRevision) => {
     const found = stmt.revision.get(streamId)?.revision;
     const actual = found === undefined ? undefined : BigInt(found);
     checkExpectedRevision(streamId, expected, actual);
-    let revision = found ?? -1;
     // The head's link is read under the same write lock as the insert, so two appenders cannot fork the chain.
     const last = stmt.lastLink.get();
-    let position = last?.position ?? 0;
-    let link = last?.hash ?? genesisHash;
+    const head = last?.position ?? 0;
     // Two passes: every event's clear part and plaintext, then the seals (one GCM call per key set), then the rows.
     const encoder = codec.encoder();
     const datas = encoder.seal(
       events.map((e) => encoder.prepare(e.type, e.data as Record<string, unknown>, e.metadata.eventId)),
-      position + 1,
+      head + 1,
     );
-    for (let start = 0; start < events.length; start += chunk) {
-      const end = Math.min(start + chunk, events.length);
-      const params: unknown[] = new Array<unknown>((end - start) * 9);
-      let at = 0;
-      for (let i = start; i < end; i += 1) {
-        const { type, schemaVersion, metadata } = events[i] as DomainEvent;
-        const data = datas[i] as string;
-        const meta = JSON.stringify(metadata);
-        revision += 1;
-        position += 1;
-        link = chainLink(link, position, streamId, revision, metadata.eventId, type, schemaVersion, data, meta);
-        params[at++] = position;
-        params[at++] = streamId;
-        params[at++] = revision;
-        params[at++] = metadata.eventId;
-        params[at++] = type;
-        params[at++] = schemaVersion;
-        params[at++] = data;
-        params[at++] = meta;
-        params[at++] = link;
-      }
-      insertFor(end - start).run(...params);
-    }
+    const { position, revision } = writeRows({ position: head, revision: found ?? -1, link: last?.hash ?? genesisHash }, streamId, events, datas);
     if (found === undefined) stmt.createStream.run(streamId, revision);
     else if (stmt.swapRevision.run(revision, streamId, found).changes !== 1) {
       throw new ConcurrencyError(streamId, String(found), 'changed by another writer');
