@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../src/events/log/event-log.js';
 import { documentsProjection } from '../src/projections/documents.js';
+import { ftsProjection } from '../src/projections/fts.js';
 import type { Projection } from '../src/projections/projection.js';
 import { createProjectionRunner } from '../src/projections/runner.js';
 import { sqliteLockedHead } from '../src/events/log/sqlite-event-log.js';
@@ -82,6 +83,39 @@ describe('shadow rebuild', () => {
     await runner.catchUp();
     expect(runner.status()[0]).toMatchObject({ version: documentsProjection.version + 1, generation: 2 });
     expect(runner.digest('documents')).toBe(digest);
+  });
+
+  it('rebuilds several projections in one replay: each page read once, a resumed shadow and a fresh one, appends during it applied', async () => {
+    store = openTestStore([documentsProjection, ftsProjection], 10);
+    for (let n = 0; n < 60; n += 1) await write(store, n);
+    await store.runner.catchUp();
+    const digests = { documents: store.runner.digest('documents'), fts: store.runner.digest('fts') };
+    // documents has a shadow a killed rebuild left at position 20; fts starts from nothing.
+    store.db.prepare("INSERT INTO projection_generations (name, generation, version, status, checkpoint) VALUES ('documents', 2, ?, 'building', 20)").run(documentsProjection.version);
+    store.db.exec('CREATE TABLE documents_g2 AS SELECT * FROM documents_g1 WHERE last_position <= 20');
+    const reads: bigint[] = [];
+    const log = { ...store.log, readAll: async (o?: { from?: bigint; limit?: number }) => (reads.push(o?.from ?? 1n), store.log.readAll(o)) };
+    const runner = createProjectionRunner({ db: store.db, log, projections: [documentsProjection, ftsProjection], pageSize: 10, lockedHead: sqliteLockedHead(store.db) });
+    const rebuilding = runner.rebuildAll(['documents', 'fts']);
+    for (let n = 60; n < 65; n += 1) await write(store, n);
+    const results = await rebuilding;
+    expect(results.map((r) => [r.projection, r.resumed])).toEqual([['documents', true], ['fts', false]]);
+    // Pages from the one furthest behind: every position is read once, whichever shadow needs it.
+    expect(new Set(reads).size).toBe(reads.length);
+    await store.runner.catchUp();
+    expect(countRows(store)).toBe(65);
+    expect(results.map((r) => r.position)).toEqual([await store.log.headPosition(), await store.log.headPosition()]);
+    // The same digests as the incremental projections given the same log.
+    const fresh = openTestStore([documentsProjection, ftsProjection], 10);
+    try {
+      for (let n = 0; n < 65; n += 1) await writeTestMemory(fresh.log, n);
+      await fresh.runner.catchUp();
+      expect(runner.digest('documents')).toBe(fresh.runner.digest('documents'));
+      expect(runner.digest('fts')).toBe(fresh.runner.digest('fts'));
+      expect(digests.documents).not.toBe(fresh.runner.digest('documents'));
+    } finally {
+      fresh.close();
+    }
   });
 
   it('goes live: appends are projected without an explicit catch-up', async () => {

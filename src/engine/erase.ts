@@ -79,7 +79,7 @@ export function createErasure(deps: ErasureDeps) {
     }));
     deps.invalidate();
     // A rebuild is a replay: the live read models become exactly what the log now says, erased items as erased.
-    for (const projection of engineProjections) await indexes.runner.rebuild(projection.name, `subject ${kind} erased`);
+    await indexes.runner.rebuildAll(engineProjections.map((p) => p.name), `subject ${kind} erased`);
     await indexes.vectors.rebuild();
     await indexes.graphVectors.rebuild();
     await indexes.catchUp();

@@ -2,7 +2,7 @@ import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
-import type { GenerationStore } from './generations.js';
+import type { Generation, GenerationStore } from './generations.js';
 import type { Projection } from './projection.js';
 import { dropGenerationTables } from './tx.js';
 
@@ -37,11 +37,16 @@ interface RebuildContext {
 
 const maxRounds = 1000;
 
-/**
- * Replays the whole log into a shadow generation while the live one keeps serving, then switches
- * in one transaction. A shadow left by a killed process is resumed from its checkpoint.
- */
-export async function rebuildProjection(ctx: RebuildContext): Promise<RebuildResult> {
+interface Shadow {
+  readonly ctx: RebuildContext;
+  readonly gen: Generation;
+  readonly writer: GenerationWriter;
+  readonly info: RebuildInfo;
+  readonly resumed: boolean;
+}
+
+/** The projection's shadow generation: the one a killed process left, or a new one. */
+async function openShadow(ctx: RebuildContext): Promise<Shadow> {
   const { db, store, projection } = ctx;
   const existing = store.building(projection.name);
   const gen = existing ?? db.transaction(() => store.create(projection.name, projection.version, 'building')).immediate();
@@ -50,40 +55,78 @@ export async function rebuildProjection(ctx: RebuildContext): Promise<RebuildRes
   const info = { projection: projection.name, generation: gen.generation };
   const resumed = existing !== undefined;
   await ctx.hooks?.started?.({ ...info, headPosition: await ctx.log.headPosition(), reason: ctx.reason, resumed });
-  try {
-    await catchUpAndSwitch(ctx, writer, gen.generation);
-    const position = writer.checkpoint();
-    const digest = projectionDigest(db, projection, gen.generation);
-    await ctx.hooks?.completed?.({ ...info, position, digest });
-    return { ...info, position, digest, resumed };
-  } catch (error) {
-    db.transaction(() => {
-      store.setStatus(gen, 'failed');
-      dropGenerationTables(db, projection, gen.generation);
-    }).immediate();
-    await ctx.hooks?.failed?.({ ...info, error: error instanceof Error ? error.message : String(error) });
-    throw error;
-  }
+  return { ctx, gen, writer, info, resumed };
 }
 
-async function catchUpAndSwitch(ctx: RebuildContext, writer: GenerationWriter, generation: number): Promise<void> {
-  const { db, store, projection } = ctx;
+async function finish(shadow: Shadow): Promise<RebuildResult> {
+  const position = shadow.writer.checkpoint();
+  const digest = projectionDigest(shadow.ctx.db, shadow.ctx.projection, shadow.gen.generation);
+  await shadow.ctx.hooks?.completed?.({ ...shadow.info, position, digest });
+  return { ...shadow.info, position, digest, resumed: shadow.resumed };
+}
+
+async function fail(shadow: Shadow, error: unknown): Promise<void> {
+  const { db, store, projection, hooks } = shadow.ctx;
+  db.transaction(() => {
+    store.setStatus(shadow.gen, 'failed');
+    dropGenerationTables(db, projection, shadow.gen.generation);
+  }).immediate();
+  await hooks?.failed?.({ ...shadow.info, error: error instanceof Error ? error.message : String(error) });
+}
+
+/** Switches the shadow live in one transaction, unless the log moved past it (then: false, drain again). */
+function switcher(shadow: Shadow): () => boolean {
+  const { db, store, projection, lockedHead } = shadow.ctx;
   // Under the write lock no event can land between the last check and the switch.
   const trySwitch = db.transaction((): boolean => {
-    if (ctx.lockedHead && writer.checkpoint() < ctx.lockedHead()) return false;
+    if (lockedHead && shadow.writer.checkpoint() < lockedHead()) return false;
     const live = store.live(projection.name);
     if (live) {
       store.setStatus(live, 'retired');
       dropGenerationTables(db, projection, live.generation);
     }
-    const shadow = store.get(projection.name, generation);
-    if (!shadow) throw new Error(`generation ${generation} of ${projection.name} vanished`);
-    store.setStatus(shadow, 'live');
+    const current = store.get(projection.name, shadow.gen.generation);
+    if (!current) throw new Error(`generation ${shadow.gen.generation} of ${projection.name} vanished`);
+    store.setStatus(current, 'live');
     return true;
   });
-  for (let round = 0; round < maxRounds; round += 1) {
-    await ctx.drain(writer);
-    if (trySwitch.immediate()) return;
+  return () => trySwitch.immediate();
+}
+
+/**
+ * Replays the whole log into a shadow generation of each projection while the live ones keep
+ * serving, reading each page of the log once for all of them (`drainMany`), then switches each
+ * in its own transaction. A shadow left by a killed process is resumed from its checkpoint.
+ */
+export async function rebuildProjections(
+  contexts: readonly RebuildContext[],
+  drainMany: (writers: readonly GenerationWriter[]) => Promise<void>,
+): Promise<RebuildResult[]> {
+  const shadows: Shadow[] = [];
+  const switched = new Set<Shadow>();
+  try {
+    for (const ctx of contexts) shadows.push(await openShadow(ctx));
+    const switches = new Map(shadows.map((s) => [s, switcher(s)]));
+    for (let round = 0; round < maxRounds && switched.size < shadows.length; round += 1) {
+      const pending = shadows.filter((s) => !switched.has(s));
+      await drainMany(pending.map((s) => s.writer));
+      for (const shadow of pending) if (switches.get(shadow)?.()) switched.add(shadow);
+    }
+    if (switched.size < shadows.length) throw new Error(`a rebuild could not catch up with the log in ${maxRounds} rounds`);
+    const results: RebuildResult[] = [];
+    for (const shadow of shadows) results.push(await finish(shadow));
+    return results;
+  } catch (error) {
+    for (const shadow of shadows) if (!switched.has(shadow)) await fail(shadow, error);
+    throw error;
   }
-  throw new Error(`rebuild of ${projection.name} could not catch up with the log in ${maxRounds} rounds`);
+}
+
+/** One projection's rebuild: the same replay and switch, draining its own shadow. */
+export async function rebuildProjection(ctx: RebuildContext): Promise<RebuildResult> {
+  const [result] = await rebuildProjections([ctx], async ([writer]) => {
+    if (writer) await ctx.drain(writer);
+  });
+  if (!result) throw new Error(`rebuild of ${ctx.projection.name} returned nothing`);
+  return result;
 }

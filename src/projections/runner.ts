@@ -5,7 +5,7 @@ import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
 import { createGenerationStore, generationTable, type Generation } from './generations.js';
 import type { Projection } from './projection.js';
-import { rebuildProjection, type RebuildHooks, type RebuildResult } from './rebuild.js';
+import { rebuildProjection, rebuildProjections, type RebuildHooks, type RebuildResult } from './rebuild.js';
 
 export interface ProjectionRunnerOptions {
   readonly db: SqliteDatabase;
@@ -69,6 +69,20 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     }
   };
 
+  /** Reads each page of the log once and applies it to every writer, from the furthest behind, until all reach the head. */
+  const drainMany = async (writers: readonly GenerationWriter[]): Promise<void> => {
+    let active = [...writers];
+    while (active.length > 0) {
+      const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
+      const page = await log.readAll({ from, limit: pageSize });
+      if (page.length === 0) return;
+      // A writer whose generation was retired or failed meanwhile takes no more pages.
+      active = active.filter((w) => w.applyPage(page) !== null);
+      if (page.length < pageSize) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work);
     queue = run.then(
@@ -87,18 +101,34 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     });
 
   const rebuilding = new Map<string, Promise<RebuildResult>>();
+  const contextOf = (name: string, reason: string) => {
+    const { lockedHead, hooks } = options;
+    return { db, store, log, projection: projection(name), drain, reason, hooks, lockedHead };
+  };
   const rebuild = (name: string, reason = 'requested'): Promise<RebuildResult> => {
     const inFlight = rebuilding.get(name);
     if (inFlight) return inFlight;
-    const { lockedHead, hooks } = options;
-    const run = rebuildProjection({ db, store, log, projection: projection(name), drain, reason, hooks, lockedHead });
+    const run = rebuildProjection(contextOf(name, reason));
     rebuilding.set(name, run);
     return run.finally(() => rebuilding.delete(name));
+  };
+  /** Rebuilds several projections in one replay of the log (each page read once), after any rebuild of theirs in flight. */
+  const rebuildAll = async (names: readonly string[], reason = 'requested'): Promise<RebuildResult[]> => {
+    await Promise.allSettled(names.map((name) => rebuilding.get(name)));
+    const run = rebuildProjections(names.map((name) => contextOf(name, reason)), drainMany);
+    names.forEach((name, i) => {
+      const one = run.then((results) => results[i] as RebuildResult);
+      // Handled here: only a concurrent rebuild(name) awaits it; the caller gets run's own rejection.
+      one.catch(() => undefined);
+      rebuilding.set(name, one);
+    });
+    return run.finally(() => names.forEach((name) => rebuilding.delete(name)));
   };
 
   return {
     catchUp,
     rebuild,
+    rebuildAll,
     /** Goes live: every append wakes a catch-up of all projections. */
     async start(): Promise<void> {
       await catchUp();
