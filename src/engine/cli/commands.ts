@@ -120,7 +120,7 @@ const rebuildIndex: Handler = async (engine, _inv, out) => {
 };
 
 const rebuildGraph: Handler = async (engine, _inv, out) => {
-  const results = [await engine.runner.rebuild('graph', 'requested'), await engine.runner.rebuild('atoms', 'requested')];
+  const results = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested');
   const vectors = await engine.maintenance.rebuildGraphVectors();
   out.print({ projections: results, graphVectors: vectors }, () =>
     [
