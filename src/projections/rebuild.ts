@@ -29,7 +29,8 @@ interface RebuildContext {
   readonly store: GenerationStore;
   readonly log: EventLog;
   readonly projection: Projection;
-  readonly drain: (writer: GenerationWriter) => Promise<bigint>;
+  /** Applies the log to the given writers until each reaches the head. */
+  readonly drain: (writers: readonly GenerationWriter[]) => Promise<void>;
   readonly reason: string;
   readonly hooks?: RebuildHooks | undefined;
   readonly lockedHead?: () => bigint;
@@ -122,11 +123,9 @@ export async function rebuildProjections(
   }
 }
 
-/** One projection's rebuild: the same replay and switch, draining its own shadow. */
+/** One projection's rebuild: the same replay and switch. */
 export async function rebuildProjection(ctx: RebuildContext): Promise<RebuildResult> {
-  const [result] = await rebuildProjections([ctx], async ([writer]) => {
-    if (writer) await ctx.drain(writer);
-  });
+  const [result] = await rebuildProjections([ctx], ctx.drain);
   if (!result) throw new Error(`rebuild of ${ctx.projection.name} returned nothing`);
   return result;
 }

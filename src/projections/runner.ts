@@ -58,23 +58,15 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     return writer;
   };
 
-  /** Reads the log page by page into one generation until `to` (or the head) is reached. */
-  const drain = async (writer: GenerationWriter, to?: bigint): Promise<bigint> => {
-    for (;;) {
-      const from = writer.checkpoint() + 1n;
-      const page = await log.readAll({ from, limit: pageSize, ...(to === undefined ? {} : { to }) });
-      if (page.length === 0) return writer.checkpoint();
-      if (writer.applyPage(page) === null || page.length < pageSize) return writer.checkpoint();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  };
-
-  /** Reads each page of the log once and applies it to every writer, from the furthest behind, until all reach the head. */
-  const drainMany = async (writers: readonly GenerationWriter[]): Promise<void> => {
+  /**
+   * Reads each page of the log once and applies it to every writer, from the one furthest behind,
+   * until all reach `to` (or the head).
+   */
+  const drainMany = async (writers: readonly GenerationWriter[], to?: bigint): Promise<void> => {
     let active = [...writers];
     while (active.length > 0) {
       const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
-      const page = await log.readAll({ from, limit: pageSize });
+      const page = await log.readAll({ from, limit: pageSize, ...(to === undefined ? {} : { to }) });
       if (page.length === 0) return;
       // A writer whose generation was retired or failed meanwhile takes no more pages.
       active = active.filter((w) => w.applyPage(page) !== null);
@@ -82,7 +74,6 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work);
     queue = run.then(
@@ -94,16 +85,18 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
 
   const catchUp = (names?: readonly string[], to?: bigint): Promise<void> =>
     serialized(async () => {
-      for (const p of names ? names.map(projection) : projections) {
+      const chosen = names ? names.map(projection) : projections;
+      for (const p of chosen) {
         if (store.live(p.name) && store.live(p.name)?.version !== p.version) await rebuild(p.name, 'version changed');
-        else await drain(liveWriter(p), to);
       }
+      // One read of each new page for every projection (a rebuilt one is at the head already).
+      await drainMany(chosen.map(liveWriter), to);
     });
 
   const rebuilding = new Map<string, Promise<RebuildResult>>();
   const contextOf = (name: string, reason: string) => {
     const { lockedHead, hooks } = options;
-    return { db, store, log, projection: projection(name), drain, reason, hooks, lockedHead };
+    return { db, store, log, projection: projection(name), drain: drainMany, reason, hooks, lockedHead };
   };
   const rebuild = (name: string, reason = 'requested'): Promise<RebuildResult> => {
     const inFlight = rebuilding.get(name);

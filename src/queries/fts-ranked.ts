@@ -13,13 +13,13 @@ export interface RankedRowid {
  * is read and filtered. When the window holds too few that pass, the caller's `filtered` query
  * (the filter inside the SQL, same order) answers instead: the filter always runs before the cut.
  */
-export function rankedWithFilter<Row>(options: {
+export function rankedWithFilter<Row extends { readonly rowid: number }>(options: {
   readonly prepare: (sql: string) => Statement;
   readonly fts: string;
+  /** The columns a row is read with (rowid among them), for `keep` and the caller. */
+  readonly columns: string;
   readonly match: string;
   readonly limit: number;
-  /** Reads the rows of the given rowids, in any order. */
-  readonly rows: (rowids: readonly number[]) => Map<number, Row>;
   readonly keep: (row: Row) => boolean;
   readonly filtered: () => (Row & RankedRowid)[];
 }): (Row & RankedRowid)[] {
@@ -29,7 +29,10 @@ export function rankedWithFilter<Row>(options: {
   const ranked = options
     .prepare(`SELECT rowid, bm25(${fts}) AS bm25 FROM ${fts} WHERE ${fts} MATCH ? ORDER BY bm25, rowid LIMIT ?`)
     .all(options.match, window) as RankedRowid[];
-  const rows = options.rows(ranked.map((r) => r.rowid));
+  const read = options
+    .prepare(`SELECT ${options.columns} FROM ${fts} WHERE rowid IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ranked.map((r) => r.rowid))) as (Row & { rowid: number })[];
+  const rows = new Map(read.map((row) => [row.rowid, row]));
   const kept: (Row & RankedRowid)[] = [];
   for (const hit of ranked) {
     const row = rows.get(hit.rowid);

@@ -131,11 +131,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
       const rows = options.sessionId !== undefined
         ? filtered()
         : rankedWithFilter<EntryRow & { rowid: number }>({
-            prepare, fts, match, limit, filtered,
-            rows: (rowids) => new Map(
-              (prepare(`SELECT ${columns} FROM ${fts} WHERE rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rowids)) as (EntryRow & { rowid: number })[])
-                .map((r) => [r.rowid, r]),
-            ),
+            prepare, fts, columns, match, limit, filtered,
             keep: (row) => options.personaId === undefined || row.persona_id === options.personaId,
           });
       return rows.map(toHit);

@@ -57,19 +57,16 @@ export function createKeywordSearch(db: SqliteDatabase, table: () => string) {
       add('persona_id', filter.personaId);
       add('user_id', filter.userId);
       add('status', filter.status === undefined ? 'active' : filter.status);
+      const columns = 'rowid, memory_id, session_id, persona_id, user_id, status';
       const filtered = (): Row[] =>
-        prepare(`SELECT rowid, memory_id, session_id, persona_id, user_id, status, bm25(${t}) AS bm25 FROM ${t}
+        prepare(`SELECT ${columns}, bm25(${t}) AS bm25 FROM ${t}
           WHERE ${where.join(' AND ')} ORDER BY bm25, rowid LIMIT ?`).all(...params, limit) as Row[];
       // A session or user holds few of the matches: there the filter inside the SQL is the cheaper road.
       const narrow = filter.sessionId != null || filter.userId != null;
       const rows = narrow
         ? filtered()
         : rankedWithFilter<ScopeRow>({
-            prepare, fts: t, match, limit, filtered,
-            rows: (rowids) => new Map(
-              (prepare(`SELECT rowid, memory_id, session_id, persona_id, user_id, status FROM ${t} WHERE rowid IN (SELECT value FROM json_each(?))`)
-                .all(JSON.stringify(rowids)) as ScopeRow[]).map((r) => [r.rowid, r]),
-            ),
+            prepare, fts: t, columns, match, limit, filtered,
             keep: (row) => wanted.every(([column, value]) => row[column] === value),
           });
       return rows.map((row) => ({ memoryId: row.memory_id, score: -row.bm25 }));
