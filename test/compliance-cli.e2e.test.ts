@@ -8,7 +8,7 @@ import { createMemoryEngine } from '../src/engine/engine.js';
 import { testEnvironment } from './support/engine.js';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
-const cli = join(process.cwd(), 'dist/src/engine/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'lmem-compliance-cli-'));
 const lmem = (args: string[]) => {
   const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, LIVINGMEMORY_DATA_DIR: dataDir } });

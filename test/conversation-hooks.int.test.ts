@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { stampEvents } from '../src/commands/decider.js';
-import { conversationCommands } from '../src/engine/cli/conversation-commands.js';
-import { createOutput } from '../src/engine/cli/output.js';
+import { conversationCommands } from '../src/interfaces/cli/conversation-commands.js';
+import { createOutput } from '../src/interfaces/cli/output.js';
 import { loadConfig } from '../src/engine/config.js';
 import { createMemoryEngine, type EngineOptions, type MemoryEngine } from '../src/engine/engine.js';
 import { ValidationError } from '../src/events/errors.js';

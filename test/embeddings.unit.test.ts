@@ -11,8 +11,8 @@ import {
   fingerprintKey,
   truncateForEmbedding,
   type EmbeddingProvider,
-} from '../src/engine/embeddings/index.js';
-import { fnv1a32 } from '../src/engine/embeddings/hash.js';
+} from '../src/providers/embeddings/index.js';
+import { fnv1a32 } from '../src/providers/embeddings/hash.js';
 import { ValidationError } from '../src/events/errors.js';
 import { providerFingerprintSchema } from '../src/events/system.js';
 

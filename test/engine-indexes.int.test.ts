@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHashEmbeddingProvider } from '../src/engine/embeddings/hash.js';
+import { createHashEmbeddingProvider } from '../src/providers/embeddings/hash.js';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
 import { controllableProvider, openTestEngine, tempDir } from './support/engine.js';
 

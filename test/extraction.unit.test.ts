@@ -10,8 +10,8 @@ import {
   reinforcementTtl,
   splitClauses,
   type AtomInput,
-} from '../src/engine/extraction/atoms.js';
-import { canonicalValue, extractGraph, nodeKey, type GraphInput } from '../src/engine/extraction/graph.js';
+} from '../src/extraction/atoms.js';
+import { canonicalValue, extractGraph, nodeKey, type GraphInput } from '../src/extraction/graph.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 const ids = (n: number) => `atom-${n}`;

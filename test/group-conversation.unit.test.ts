@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../src/engine/llm/extractive.js';
-import { resolveSender } from '../src/engine/llm/identity.js';
+import { createExtractiveSummarizer } from '../src/providers/llm/extractive.js';
+import { resolveSender } from '../src/providers/llm/identity.js';
 import { generateGroupConversation, hostTurns, maxGapInBurstMs, minQuietGapMs, type Language } from './support/group-conversation.js';
 
 const time = (at: string): number => Date.parse(at);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../src/events/errors.js';
-import { createLlmProvider, llmConfigSchema } from '../src/engine/llm/index.js';
-import { renderConversation } from '../src/engine/llm/prompts.js';
-import { unfence } from '../src/engine/llm/chat-answer.js';
+import { createLlmProvider, llmConfigSchema } from '../src/providers/llm/index.js';
+import { renderConversation } from '../src/providers/llm/prompts.js';
+import { unfence } from '../src/providers/llm/chat-answer.js';
 import { englishGroup, window } from './support/summary-messages.js';
 
 describe('llm config', () => {

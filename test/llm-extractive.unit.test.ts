@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../src/engine/llm/extractive.js';
-import { participantsOf, resolveSender } from '../src/engine/llm/identity.js';
-import { LlmProviderError, summarySchema, type Summary } from '../src/engine/llm/provider.js';
+import { createExtractiveSummarizer } from '../src/providers/llm/extractive.js';
+import { participantsOf, resolveSender } from '../src/providers/llm/identity.js';
+import { LlmProviderError, summarySchema, type Summary } from '../src/providers/llm/provider.js';
 import { chineseGroup, englishGroup, window, type Turn } from './support/summary-messages.js';
 
 const aliases = { 'tg:1': 'Alice', 'tg:2': 'Alice' };

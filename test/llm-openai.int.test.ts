@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAiChatSummarizer, LlmProviderError, type OpenAiChatOptions, type Summary } from '../src/engine/llm/index.js';
-import { groupSystemPrompt, privateSystemPrompt } from '../src/engine/llm/prompts.js';
+import { createOpenAiChatSummarizer, LlmProviderError, type OpenAiChatOptions, type Summary } from '../src/providers/llm/index.js';
+import { groupSystemPrompt, privateSystemPrompt } from '../src/providers/llm/prompts.js';
 import { closeJsonServers, fakeTime, startJsonServer, type Handler as JsonHandler } from './support/json-server.js';
 import { englishGroup, window } from './support/summary-messages.js';
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAiEmbeddingProvider, EmbeddingProviderError, type OpenAiProviderOptions } from '../src/engine/embeddings/index.js';
+import { createOpenAiEmbeddingProvider, EmbeddingProviderError, type OpenAiProviderOptions } from '../src/providers/embeddings/index.js';
 import { closeJsonServers, fakeTime, startJsonServer, type Handler as JsonHandler } from './support/json-server.js';
 
 const dimension = 4;

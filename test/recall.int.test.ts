@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHashEmbeddingProvider } from '../src/engine/embeddings/hash.js';
-import type { EmbeddingProvider } from '../src/engine/embeddings/provider.js';
+import { createHashEmbeddingProvider } from '../src/providers/embeddings/hash.js';
+import type { EmbeddingProvider } from '../src/providers/embeddings/provider.js';
 import { controllableProvider, openTestEngine, tempDir, testEnvironment } from './support/engine.js';
 
 let temp: ReturnType<typeof tempDir>;

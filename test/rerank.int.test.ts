@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpReranker, rerankConfigSchema } from '../src/engine/rerank.js';
-import { createHashEmbeddingProvider } from '../src/engine/embeddings/hash.js';
-import type { EmbeddingProvider } from '../src/engine/embeddings/provider.js';
+import { createHttpReranker, rerankConfigSchema } from '../src/providers/rerank.js';
+import { createHashEmbeddingProvider } from '../src/providers/embeddings/hash.js';
+import type { EmbeddingProvider } from '../src/providers/embeddings/provider.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 
 let server: Server | undefined;

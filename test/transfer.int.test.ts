@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmbeddingCache } from '../src/engine/embeddings/index.js';
+import { createEmbeddingCache } from '../src/providers/embeddings/index.js';
 import type { MemoryEngine } from '../src/engine/engine.js';
 import { createTransfer } from '../src/engine/transfer.js';
 import { openDatabase } from '../src/events/log/sqlite-database.js';

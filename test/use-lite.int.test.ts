@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmbeddingCache, createUseLiteEmbeddingProvider, dot, embedWithCache } from '../src/engine/embeddings/index.js';
+import { createEmbeddingCache, createUseLiteEmbeddingProvider, dot, embedWithCache } from '../src/providers/embeddings/index.js';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
 
 describe('use-lite embedding provider (real model, offline)', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
-const cli = join(process.cwd(), 'dist/src/engine/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'lmem-verify-'));
 const dbFile = join(dataDir, 'livingmemory.db');
 const lmem = (args: string[]) => {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fieldPath } from '../events/errors.js';
-import { embeddingConfigSchema } from './embeddings/index.js';
+import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
-import { llmConfigSchema } from './llm/index.js';
-import { rerankConfigSchema } from './rerank.js';
+import { llmConfigSchema } from '../providers/llm/index.js';
+import { rerankConfigSchema } from '../providers/rerank.js';
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z

@@ -1,8 +1,8 @@
 import type { DerivedEvent } from '../commands/memory/commands.js';
 import type { EventData } from '../events/catalog.js';
 import { liveOnly, type AtomQueries } from '../queries/atoms.js';
-import { atomKey, extractAtoms, reinforcementTtl } from './extraction/atoms.js';
-import { extractGraph } from './extraction/graph.js';
+import { atomKey, extractAtoms, reinforcementTtl } from '../extraction/atoms.js';
+import { extractGraph } from '../extraction/graph.js';
 
 type Memory = Pick<
   EventData<'MemoryWritten'>,

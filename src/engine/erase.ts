@@ -8,7 +8,7 @@ import type { SqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { idSchema } from '../events/metadata.js';
 import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
-import { contentHash, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+import { contentHash, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import { engineProjections, type Indexes } from './indexes.js';
 import { commandMetadata } from './system-events.js';
 import type { CallContext } from './write-path.js';

@@ -16,7 +16,7 @@ import type { VectorSource } from '../projections/vectors/apply.js';
 import { graphEntryVectorFeed } from '../projections/vectors/feed.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
 import { createReadModels } from '../queries/read-models.js';
-import { contentHash, fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+import { contentHash, fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 
 /** The read models the engine keeps in SQLite; each is rebuilt from the log alone. */
 export const engineProjections: readonly Projection[] = [

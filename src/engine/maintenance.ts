@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { VectorRebuildResult } from '../projections/vectors/vector-rebuild.js';
-import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 import { checkConsistency, createMaintenanceFlags, type ConsistencyReport } from './maintenance-checks.js';
 

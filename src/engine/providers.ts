@@ -1,8 +1,8 @@
 import type { EventLog } from '../events/log/event-log.js';
 import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
-import type { EmbeddingProvider } from './embeddings/index.js';
-import { canonicalJson } from './embeddings/index.js';
+import type { EmbeddingProvider } from '../providers/embeddings/index.js';
+import { canonicalJson } from '../providers/embeddings/index.js';
 import { recordEvent } from './system-events.js';
 
 /**

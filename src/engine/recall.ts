@@ -9,7 +9,7 @@ import type { RouteSources } from '../queries/recall/routes.js';
 import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from '../queries/recall/types.js';
 import type { AccessRecorder } from './access-batcher.js';
 import type { Environment } from './clock.js';
-import { truncateForEmbedding, type EmbeddingProvider } from './embeddings/index.js';
+import { truncateForEmbedding, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 
 export const recallInputSchema = z

@@ -7,7 +7,7 @@ import { diffDocuments, type MemoryDiff } from '../replay/diff.js';
 import { parsePointer, type Pointer, type ResolvedPointer } from '../replay/pointer.js';
 import { openTimeTravelView, type TimeTravelView } from '../replay/time-travel.js';
 import type { Environment } from './clock.js';
-import type { EmbeddingCache, EmbeddingProvider } from './embeddings/index.js';
+import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/index.js';
 import { cacheVectorSource, engineProjections, type Indexes } from './indexes.js';
 import { createRecall, type RecallAnswer } from './recall.js';
 

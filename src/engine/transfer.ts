@@ -8,7 +8,7 @@ import { csvExport, nativeExport } from '../replay/transfer/format.js';
 import { parseImport } from '../replay/transfer/parse.js';
 import { planImport, type ImportPlan } from '../replay/transfer/plan.js';
 import type { Environment } from './clock.js';
-import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 import { commandMetadata } from './system-events.js';
 import type { CallContext, WriteReceipt } from './write-path.js';

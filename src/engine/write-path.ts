@@ -9,7 +9,7 @@ import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
 import { deriveEvents } from './derive.js';
 import { commandMetadata } from './system-events.js';
-import { embedWithCache, fingerprintKey, type EmbeddingCache, type EmbeddingProvider } from './embeddings/index.js';
+import { embedWithCache, fingerprintKey, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 
 export interface CallContext {

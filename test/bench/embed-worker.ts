@@ -4,7 +4,7 @@
  * The vectors are bit-for-bit what the provider computes on the main thread: the same pure function.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createHashEmbeddingProvider } from '../../src/engine/embeddings/index.js';
+import { createHashEmbeddingProvider } from '../../src/providers/embeddings/index.js';
 
 interface Request {
   readonly id: number;

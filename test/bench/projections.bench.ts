@@ -35,13 +35,13 @@ import {
   embedWithCache,
   fingerprintKey,
   type EmbeddingProvider,
-} from '../../src/engine/embeddings/index.js';
+} from '../../src/providers/embeddings/index.js';
 import { engineProjections, openIndexes } from '../../src/engine/indexes.js';
 import type { DomainEvent, EventData, EventOf } from '../../src/events/catalog.js';
 import { openDatabase, type SqliteDatabase } from '../../src/events/log/sqlite-database.js';
 import { createSqliteEventLog, sqliteLockedHead } from '../../src/events/log/sqlite-event-log.js';
 import { streams } from '../../src/events/streams.js';
-import { extractGraph } from '../../src/engine/extraction/graph.js';
+import { extractGraph } from '../../src/extraction/graph.js';
 import { ftsTableName } from '../../src/projections/fts.js';
 import { graphProjection } from '../../src/projections/graph.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';

@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { IndexFlatIP as FaissIndex } from 'faiss-node';
-import type { EmbeddingProvider } from '../../src/engine/embeddings/index.js';
+import type { EmbeddingProvider } from '../../src/providers/embeddings/index.js';
 import { openDatabase, type SqliteDatabase } from '../../src/events/log/sqlite-database.js';
 import { ftsTableName } from '../../src/projections/fts.js';
 import { ftsTokenizeOption, toFtsQuery } from '../../src/projections/text/tokenizer.js';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { Environment } from '../../src/engine/clock.js';
 import { loadConfig } from '../../src/engine/config.js';
-import { createHashEmbeddingProvider } from '../../src/engine/embeddings/hash.js';
-import type { EmbeddingProvider } from '../../src/engine/embeddings/provider.js';
+import { createHashEmbeddingProvider } from '../../src/providers/embeddings/hash.js';
+import type { EmbeddingProvider } from '../../src/providers/embeddings/provider.js';
 import { createMemoryEngine, type EngineOptions, type MemoryEngine } from '../../src/engine/engine.js';
 
 /** A clock and id source that tests control: one second and one id per call. */

@@ -1,4 +1,4 @@
-import type { SummaryMessage } from '../../src/engine/llm/provider.js';
+import type { SummaryMessage } from '../../src/providers/llm/provider.js';
 import { assistantReplies, factLines, smallTalk, type FactLine, type Language, type Person } from './group-conversation-lines.js';
 
 /*

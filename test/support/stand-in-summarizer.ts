@@ -1,4 +1,4 @@
-import type { LlmProvider, Summary, SummaryRequest } from '../../src/engine/llm/provider.js';
+import type { LlmProvider, Summary, SummaryRequest } from '../../src/providers/llm/provider.js';
 
 /**
  * A test stand-in for a summarizer, only for tests that need control no real summarizer gives:

@@ -1,4 +1,4 @@
-import type { SummaryMessage, SummaryRequest } from '../../src/engine/llm/provider.js';
+import type { SummaryMessage, SummaryRequest } from '../../src/providers/llm/provider.js';
 
 /** [senderId, senderName, content] or with a role; times one minute apart from `start`. */
 export type Turn = readonly [string | null, string | null, string, SummaryMessage['role']?];

@@ -3,7 +3,7 @@ import type { ConversationQueries } from '../../queries/conversations.js';
 import type { Environment } from '../clock.js';
 import type { ConversationConfig } from '../conversation/config.js';
 import type { ConversationStore } from '../conversation/store.js';
-import type { LlmProvider } from '../llm/provider.js';
+import type { LlmProvider } from '../../providers/llm/provider.js';
 import { commandMetadata } from '../system-events.js';
 import { segmentWindow } from './segment.js';
 import { runSummaryTask, segmentMemoryId, type MemoryWriter, type SummaryContext, type TaskOutcome } from './task.js';

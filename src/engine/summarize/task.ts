@@ -3,7 +3,7 @@ import { DomainError } from '../../commands/errors.js';
 import type { SourceMessage } from '../../events/fields.js';
 import type { Environment } from '../clock.js';
 import type { ConversationStore } from '../conversation/store.js';
-import type { LlmProvider, SummaryRequest } from '../llm/provider.js';
+import type { LlmProvider, SummaryRequest } from '../../providers/llm/provider.js';
 import { commandMetadata } from '../system-events.js';
 
 /** Where a summary's memories go: the engine's write path. */

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/engine/config.js';
-import { createEmbeddingProvider, type EmbeddingProvider } from '../../../src/engine/embeddings/index.js';
+import { createEmbeddingProvider, type EmbeddingProvider } from '../../../src/providers/embeddings/index.js';
 import { createMemoryEngine, type MemoryEngine } from '../../../src/engine/engine.js';
 import { tokenize } from '../../../src/projections/text/tokenizer.js';
 import { isLiveAtom } from '../../../src/queries/recall/atom-policy.js';

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../events/errors.js';
-import type { MemoryEngine } from '../engine.js';
+import type { MemoryEngine } from '../../engine/engine.js';
 import type { Output } from './output.js';
 
 export interface Invocation {

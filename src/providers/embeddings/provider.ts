@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { providerFingerprintSchema } from '../../events/system.js';
-import { ProviderError } from '../provider-error.js';
+import { ProviderError } from '../errors.js';
 
 /** Who made a vector: `{ provider, model, dimension, settings }`, as ProviderFingerprintChanged records it. */
 export type ProviderFingerprint = z.output<typeof providerFingerprintSchema>;

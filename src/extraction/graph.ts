@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventData } from '../../events/catalog.js';
+import type { EventData } from '../events/catalog.js';
 
 /**
  * Graph extraction from a memory's labels. Pure and deterministic: nodes sorted by key, edges by

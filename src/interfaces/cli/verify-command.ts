@@ -1,7 +1,7 @@
 import { ValidationError } from '../../events/errors.js';
 import { verifyStore, type StoreVerification } from '../../replay/verify.js';
-import type { MemoryEngine } from '../engine.js';
-import { engineProjections } from '../indexes.js';
+import type { MemoryEngine } from '../../engine/engine.js';
+import { engineProjections } from '../../engine/indexes.js';
 import type { Invocation } from './args.js';
 import { table, type Output } from './output.js';
 

@@ -2,8 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ConcurrencyError, CorruptEventError, ValidationError } from '../../events/errors.js';
 import { DomainError } from '../../commands/errors.js';
-import { ConfigError, loadConfig } from '../config.js';
-import { createMemoryEngine } from '../engine.js';
+import { ConfigError, loadConfig } from '../../engine/config.js';
+import { createMemoryEngine } from '../../engine/engine.js';
 import { commands } from './commands.js';
 import { createOutput, toJson } from './output.js';
 

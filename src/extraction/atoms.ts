@@ -1,6 +1,6 @@
 import nodejieba from 'nodejieba';
-import type { EventData } from '../../events/catalog.js';
-import { atomKey } from '../../projections/atoms.js';
+import type { EventData } from '../events/catalog.js';
+import { atomKey } from '../projections/atoms.js';
 
 /**
  * Rule-based atom extraction for Chinese and English. Pure: the time comes in as `now`, the ids

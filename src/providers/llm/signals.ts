@@ -1,4 +1,4 @@
-import { classifyClause } from '../extraction/atoms.js';
+import { classifyClause } from '../../extraction/atoms.js';
 import { tokenize } from '../../projections/text/tokenizer.js';
 import type { Sentence } from './sentences.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProviderFingerprint } from '../embeddings/provider.js';
-import { ProviderError } from '../provider-error.js';
+import { ProviderError } from '../errors.js';
 
 /** One message of a window to summarize, as the conversation store holds it. */
 export interface SummaryMessage {
