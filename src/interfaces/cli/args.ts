@@ -40,4 +40,6 @@ export const position = (inv: Invocation, name: string): bigint | undefined => {
 export interface Command {
   readonly run: Handler;
   readonly usage: string;
+  /** Runs without opening a store when it returns a promise (null: open the store and `run`). */
+  readonly bare?: (inv: Invocation, out: Output) => Promise<void | number> | null;
 }

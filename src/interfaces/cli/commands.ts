@@ -6,6 +6,7 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
@@ -140,10 +141,11 @@ export const commands: Readonly<Record<string, Command>> = {
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the memory and graph entry vectors' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph, atom and graph entry vector projections' },
   erase: { run: erase, usage: 'erase --user U|--session S|--persona P --reason R  destroy the subject\'s key; its content reads as erased' },
-  backup: { run: backup, usage: 'backup <path>              copy the store file while it runs' },
+  backup: { run: backup, usage: 'backup <path> [--force]    copy the store file while it runs (never into the data dir)' },
   verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
   ...replayCommands,
   ...transferCommands,
   ...conversationCommands,
   ...complianceCommands,
+  ...keysCommands,
 };

@@ -34,6 +34,8 @@ const options = {
   'to-position': { type: 'string' },
   all: { type: 'boolean', default: false },
   verify: { type: 'string' },
+  force: { type: 'boolean', default: false },
+  'public-key': { type: 'string' },
 } as const;
 
 const usage = (): string =>
@@ -60,6 +62,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     const command = commands[name];
     if (!command) throw new ValidationError('command', `unknown command "${name}"\n${usage()}`);
+    // A few modes need no store, and must not create one (verifying someone else's export).
+    const bare = command.bare?.({ positionals: rest, flags: values }, createOutput(json));
+    if (bare) return (await bare) ?? 0;
     const config = loadConfig({
       file: values.config,
       env: process.env,

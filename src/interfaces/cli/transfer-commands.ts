@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
 import { checkImportSize } from '../../replay/transfer/parse.js';
@@ -41,18 +41,18 @@ const exportFile: Handler = async (engine, inv, out) => {
   const format = formatFlag(str(inv, 'format')) ?? 'json';
   const session = str(inv, 'session');
   const user = str(inv, 'user');
-  const content = engine.exportMemories({ format, ...(session ? { sessionId: session } : {}), ...(user ? { userId: user } : {}) });
+  const options = { format, ...(session ? { sessionId: session } : {}), ...(user ? { userId: user } : {}) };
   const target = str(inv, 'out');
   if (target === undefined) {
-    process.stdout.write(content);
+    process.stdout.write(engine.exportMemories(options));
     return;
   }
-  writeFileSync(target, content);
-  out.print({ file: target, format, bytes: Buffer.byteLength(content) }, () => `exported to ${target} (${format}, ${Buffer.byteLength(content)} bytes)`);
+  const written = await engine.exportMemoriesToFile(target, { ...options, force: inv.flags.force === true });
+  out.print({ file: written.path, format, bytes: written.bytes }, () => `exported to ${written.path} (${format}, ${written.bytes} bytes)`);
 };
 
 /** Import and export of memories: registered beside the other commands. */
 export const transferCommands: Readonly<Record<string, Command>> = {
   import: { run: importFile, usage: 'import <file> [--preview] [--format json|csv] | import --rollback <import-id>  import memories, all or nothing' },
-  export: { run: exportFile, usage: 'export [--format json|csv] [--out FILE] [--session S] [--user U]  export live memories' },
+  export: { run: exportFile, usage: 'export [--format json|csv] [--out FILE [--force]] [--session S] [--user U]  export live memories' },
 };
