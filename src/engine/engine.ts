@@ -57,7 +57,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const cache = createEmbeddingCache(db);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
-    hooks: rebuildEventHooks(log, env, 'system:projections'),
+    hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
   });
   await indexes.catchUp();
   const access = createAccessBatcher(log, env);

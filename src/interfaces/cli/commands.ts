@@ -20,6 +20,9 @@ const status: Handler = async (engine, _inv, out) => {
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
       `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
+      ...[...s.vectors.setAside, ...s.graphVectors.setAside].map(
+        (a) => `snapshot set aside: ${a.file} -> ${a.movedTo ?? '(not moved)'} at ${a.at}, rebuilt from the log: ${a.reason}`,
+      ),
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
