@@ -71,7 +71,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
   const outputs = createOutputs(config);
   const maintenance = createMaintenance({
-    db, indexes, provider, cache,
+    db, log, indexes, provider, cache,
     recordRepaired: (memoryId) =>
       recordEvent(log, env, 'system:maintenance', streams.memory(memoryId), {
         type: 'MemoryEmbeddingRepaired',

@@ -90,7 +90,11 @@ const start: Handler = async (engine, inv, out) => {
   // Until the server exists, the main job is to open the store, bring every projection up to the
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
-  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up, indexes checked');
+  const { repaired } = engine.maintenance.status();
+  out.json ||
+    out.print(null, () =>
+      ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
+    );
   await status(engine, inv, out);
 };
 
