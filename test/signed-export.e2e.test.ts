@@ -84,7 +84,7 @@ describe('signed compliance exports', () => {
       const middle = Math.floor(bytes.length / 2);
       bytes[middle] = (bytes[middle] ?? 0) ^ 0x01;
       writeFileSync(path, bytes);
-      for (const mode of ['embedded', 'key', 'store'] as const) expect(check(dir, mode).code, `${name} ${mode}`).toBe(1);
+      for (const mode of ['embedded', 'key', 'store'] as const) expect(check(dir, mode).code, `${name} ${mode}`).toBe(3);
       writeFileSync(path, original);
     }
     expect(flips).toEqual([]);
@@ -100,7 +100,7 @@ describe('signed compliance exports', () => {
     writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     for (const mode of ['embedded', 'key', 'store'] as const) {
       const { code, report } = check(dir, mode);
-      expect(code, mode).toBe(1);
+      expect(code, mode).toBe(3);
       expect(report.problems.join('\n')).toMatch(/signature of manifest\.json does not verify/);
     }
   }, 60_000);
@@ -117,7 +117,7 @@ describe('signed compliance exports', () => {
     expect(check(dir, 'embedded')).toMatchObject({ code: 0, report: { signature: { checkedAgainst: 'embedded-key-only' } } });
     for (const mode of ['key', 'store'] as const) {
       const { code, report } = check(dir, mode);
-      expect(code, mode).toBe(1);
+      expect(code, mode).toBe(3);
       expect(report.problems.join('\n')).toMatch(/signed by key [0-9a-f]{64}, not by the (store's key|given public key)/);
     }
   }, 60_000);
@@ -134,7 +134,7 @@ describe('signed compliance exports', () => {
     writeFileSync(join(dir, 'manifest.sig'), `${signer.sign(bytes).toString('base64')}\n`);
     expect(check(dir, 'key').code).toBe(0);
     const { code, report } = check(dir, 'store');
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(report.chainHead).toMatchObject({ checked: true, ok: false });
     expect(report.problems.join('\n')).toMatch(/chain head \d+:(ab){32} is not in this store's log: anchor-mismatch/);
   }, 60_000);
@@ -145,7 +145,7 @@ describe('signed compliance exports', () => {
     expect(check(unsigned, 'embedded').report.problems).toContain('manifest.sig: missing');
     const added = copyOfExport('added');
     writeFileSync(join(added, 'extra.jsonl'), '{}\n');
-    expect(check(added, 'embedded')).toMatchObject({ code: 1, report: { problems: ['extra.jsonl: not in the manifest'] } });
+    expect(check(added, 'embedded')).toMatchObject({ code: 3, report: { problems: ['extra.jsonl: not in the manifest'] } });
     writeFileSync(join(root, 'not-a-key.pem'), 'hello');
     const badKey = lmem(['compliance-export', '--verify', exported, '--public-key', join(root, 'not-a-key.pem')]);
     expect(badKey.code).toBe(2);

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../events/errors.js';
 import { required, str, type Command, type Handler } from './args.js';
+import { opt } from './options.js';
 
 /** `lmem keys export-public [--out FILE [--force]]`: the store's Ed25519 public key as PEM (ADR 24). */
 const keys: Handler = async (engine, inv, out) => {
@@ -16,5 +17,10 @@ const keys: Handler = async (engine, inv, out) => {
 };
 
 export const keysCommands: Readonly<Record<string, Command>> = {
-  keys: { run: keys, usage: 'keys export-public [--out FILE [--force]]  the public key that checks this store\'s signed exports (PEM)' },
+  keys: {
+    run: keys,
+    summary: "export-public: the public key that checks this store's signed exports (PEM; ADR 24)",
+    args: ['<action>'],
+    options: [opt.out, opt.force],
+  },
 };
