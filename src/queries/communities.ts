@@ -1,0 +1,81 @@
+import { UndirectedGraph } from 'graphology';
+import louvain from 'graphology-communities-louvain';
+
+/** One edge of the graph projection as Louvain sees it: direction and relation do not matter. */
+export interface WeightedTie {
+  readonly source: string;
+  readonly target: string;
+  readonly weight: number;
+}
+
+export interface CommunityOptions {
+  /** Seeds the order Louvain visits nodes in, so the same graph always gets the same grouping. */
+  readonly seed?: number;
+  readonly resolution?: number;
+}
+
+export interface Communities {
+  /** Each node's community: 0 is the largest, ties broken by the smallest node key. */
+  readonly byNode: ReadonlyMap<string, number>;
+  /** Members per community, by id. */
+  readonly sizes: readonly number[];
+  /** The one community every node without a tie shares; null when every node has a tie. */
+  readonly isolates: number | null;
+  readonly modularity: number;
+}
+
+/** A small seeded generator (mulberry32): Louvain's random walk must not depend on Math.random. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Weighted Louvain communities with the original's rules: parallel and reverse ties between two
+ * nodes count once with their combined weight, self-loops play no part in the grouping, and
+ * nodes left without a tie all share one separate community. Nothing here touches a store.
+ */
+export function louvainCommunities(nodes: readonly string[], ties: readonly WeightedTie[], options: CommunityOptions = {}): Communities {
+  const known = new Set(nodes);
+  const graph = new UndirectedGraph<Record<string, never>, { weight: number }>();
+  for (const tie of ties) {
+    if (tie.source === tie.target || !known.has(tie.source) || !known.has(tie.target) || !(tie.weight > 0)) continue;
+    // Sorted endpoints: a reverse tie lands on the same undirected edge as its forward twin.
+    const [a, b] = tie.source < tie.target ? [tie.source, tie.target] : [tie.target, tie.source];
+    if (!graph.hasNode(a)) graph.addNode(a);
+    if (!graph.hasNode(b)) graph.addNode(b);
+    graph.updateEdge(a, b, (attr) => ({ weight: (attr.weight ?? 0) + tie.weight }));
+  }
+  // Louvain visits nodes in insertion order: rebuild sorted so the input order does not matter.
+  const ordered = new UndirectedGraph<Record<string, never>, { weight: number }>();
+  for (const key of [...graph.nodes()].sort()) ordered.addNode(key);
+  const edges = graph.mapEdges((_e, attr, s, t) => [s, t, attr.weight] as const).sort((x, y) => (x[0] + '\u0000' + x[1] < y[0] + '\u0000' + y[1] ? -1 : 1));
+  for (const [s, t, weight] of edges) ordered.addEdge(s, t, { weight });
+
+  const found = ordered.order === 0
+    ? { communities: {} as Record<string, number>, modularity: 0 }
+    : louvain.detailed(ordered, { getEdgeWeight: 'weight', rng: seeded(options.seed ?? 1), resolution: options.resolution ?? 1 });
+  const members = new Map<number, string[]>();
+  for (const key of ordered.nodes()) {
+    const c = found.communities[key] ?? 0;
+    members.set(c, [...(members.get(c) ?? []), key]);
+  }
+  // Members are sorted (insertion order), so a group's first key is its smallest.
+  const groups = [...members.values()].sort((x, y) => y.length - x.length || ((x[0] ?? '') < (y[0] ?? '') ? -1 : 1));
+  const byNode = new Map<string, number>();
+  groups.forEach((group, id) => group.forEach((key) => byNode.set(key, id)));
+  const lonely = [...known].filter((key) => !byNode.has(key));
+  const isolates = lonely.length > 0 ? groups.length : null;
+  for (const key of lonely) byNode.set(key, groups.length);
+  return {
+    byNode,
+    sizes: [...groups.map((g) => g.length), ...(lonely.length > 0 ? [lonely.length] : [])],
+    isolates,
+    modularity: found.modularity,
+  };
+}
