@@ -1,5 +1,9 @@
+import { createRequire } from 'node:module';
 import { UndirectedGraph } from 'graphology';
-import louvain from 'graphology-communities-louvain';
+import type louvainModule from 'graphology-communities-louvain';
+
+// A CommonJS package whose types declare an ES default export: required, so types and runtime agree.
+const louvain = createRequire(import.meta.url)('graphology-communities-louvain') as typeof louvainModule.default;
 
 /** One edge of the graph projection as Louvain sees it: direction and relation do not matter. */
 export interface WeightedTie {
