@@ -1,5 +1,6 @@
 import { ValidationError } from '../../events/errors.js';
 import { stripInjection } from '../../queries/recall/format.js';
+import type { AfterLlmResponseInput, BeforeLlmRequestInput } from '../inputs.js';
 import { afterLlmResponse } from './after.js';
 import { beforeLlmRequest } from './before.js';
 import { hookMetadata, type HookDeps } from './context.js';
@@ -11,9 +12,11 @@ export type { AfterLlmResult } from './after.js';
 
 /** The host-facing conversation API: the two hooks around each LLM call, plus reset, summarize and cleanup. */
 export function createConversationHooks(deps: HookDeps) {
+  // A door names who called (`http:alice`); the events of that turn carry it as their actor.
+  const as = (ctx: { actor?: string }): HookDeps => (ctx.actor ? { ...deps, actor: ctx.actor } : deps);
   return {
-    beforeLlmRequest: (request: unknown) => beforeLlmRequest(deps, request),
-    afterLlmResponse: (response: unknown) => afterLlmResponse(deps, response),
+    beforeLlmRequest: (request: BeforeLlmRequestInput, ctx: { actor?: string } = {}) => beforeLlmRequest(as(ctx), request),
+    afterLlmResponse: (response: AfterLlmResponseInput, ctx: { actor?: string } = {}) => afterLlmResponse(as(ctx), response),
     /** Forgets the session: its messages and the memories summarized from them; a running summary is cancelled. */
     reset: (sessionId: string, reason = 'session reset') =>
       deps.store.withSession(sessionId, async () => {

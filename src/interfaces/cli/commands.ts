@@ -6,6 +6,7 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import type { ScopeMode } from '../../queries/recall/types.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
@@ -94,7 +95,7 @@ const search: Handler = async (engine, inv, out) => {
   const topK = number(inv, 'top-k');
   const answer = await engine.recall({
     query: required(inv, 0, 'query'),
-    scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+    scope: { mode: (str(inv, 'scope') ?? 'global') as ScopeMode, sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
     ...(topK === undefined ? {} : { topK }),
     explain: inv.flags.explain === true,
   });
