@@ -6,6 +6,7 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import { serveCommands } from './serve-command.js';
 import type { ScopeMode } from '../../queries/recall/types.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
@@ -147,4 +148,5 @@ export const commands: Readonly<Record<string, Command>> = {
   ...transferCommands,
   ...conversationCommands,
   ...complianceCommands,
+  ...serveCommands,
 };

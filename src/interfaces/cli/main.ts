@@ -34,6 +34,8 @@ const options = {
   'to-position': { type: 'string' },
   all: { type: 'boolean', default: false },
   verify: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
 } as const;
 
 const usage = (): string =>
