@@ -71,9 +71,11 @@ export function auditRoutes(app: App, { engine }: DoorContext): void {
     schema: { operationId: 'recallAt', tags: ['audit'], body: recallInputSchema.extend({ at: pointer }), response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => {
     const { at, ...input } = req.body;
+    // The scope is checked before the (costly) replay.
+    const scoped = scopedRecall(req.principal, input);
     const past = await engine.at(at);
     try {
-      const answer = await past.recall(scopedRecall(req.principal, input));
+      const answer = await past.recall(scoped);
       return { position: past.position, asOf: past.asOf, ...answer } as never;
     } finally {
       past.close();
