@@ -75,7 +75,7 @@ export function mountProxy(app: App, { engine, config }: DoorContext): void {
       const sessionId = req.headers['x-session-id'] ?? body.user;
       const userId = ownUser(req.principal, req.headers['x-user-id'] ?? body.user ?? null, 'x-user-id') ?? null;
       const before = sessionId ? beforeRequestOf(body, { sessionId, userId }) : null;
-      const recalled = before ? await engine.beforeLlmRequest(before, { actor: actorOf('proxy', req.principal) }) : null;
+      const recalled = before ? await engine.beforeLlmRequest(before, { actor: actorOf('proxy', req.principal), userOnly: req.principal.userId !== null }) : null;
       const turn: Turn = { engine, principal: req.principal, who: { sessionId: sessionId ?? '', userId }, inReplyTo: recalled?.messageId ?? null };
       const upstream = await postUpstream(upstreamConfig, withExtraParts(body, recalled?.extraParts ?? []));
       if (!upstream.ok) {

@@ -13,14 +13,14 @@ export function hookRoutes(app: App, { engine }: DoorContext): void {
     schema: { operationId: 'beforeLlmRequest', tags: ['hooks'], body: beforeLlmRequestSchema, response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => {
     const userId = ownUser(req.principal, req.body.userId) ?? null;
-    return engine.beforeLlmRequest({ ...req.body, userId }, { actor: actorOf('http', req.principal) }) as never;
+    return engine.beforeLlmRequest({ ...req.body, userId }, { actor: actorOf('http', req.principal), userOnly: req.principal.userId !== null }) as never;
   });
 
   app.post('/v1/hooks/after-llm-response', {
     schema: { operationId: 'afterLlmResponse', tags: ['hooks'], body: afterLlmResponseSchema, response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => {
     const userId = ownUser(req.principal, req.body.userId) ?? null;
-    return engine.afterLlmResponse({ ...req.body, userId }, { actor: actorOf('http', req.principal) }) as never;
+    return engine.afterLlmResponse({ ...req.body, userId }, { actor: actorOf('http', req.principal), userOnly: req.principal.userId !== null }) as never;
   });
 
   app.post('/v1/sessions/:id/reset', {
