@@ -1,5 +1,4 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeJsonServers } from './support/json-server.js';
 import { startChatStandIn } from './support/chat-standin.js';
@@ -63,7 +62,7 @@ const calls: Record<string, Call> = {
   chatCompletions: { body: () => ({ model: 'm', user: 'u1', messages: [{ role: 'user', content: 'hello' }] }), status: 200, then: (b) => expect(b.choices[0].message.content).toBe('I heard: hello') },
   resetSession: { params: () => ({ id: 's1' }), body: () => ({ reason: 'test' }), status: 200 },
   forgetMemory: { params: (s) => ({ id: s.memory as string }), body: () => ({ reason: 'test' }), status: 200 },
-  backup: { body: (s) => ({ path: join(s.dir as string, 'backup.db') }), status: 200 },
+  backup: { body: (s) => ({ path: `${s.dir}-backup.db` }), status: 200 },
   previewErasure: { body: () => ({ kind: 'user', id: 'u1' }), status: 200, then: (b) => expect(b.sealedEvents).toBeGreaterThan(0) },
   erase: { body: () => ({ kind: 'user', id: 'u1', reason: 'test' }), status: 202, then: async (b, _s, d) => expect((await waitForJob(d, b.jobId)).state).toBe('succeeded') },
 };

@@ -55,6 +55,8 @@ export const serverConfigSchema = z
       .object({ budget: budgetSchema.default(budgetSchema.parse({})), token: z.string().min(16).optional() })
       .strict()
       .default({ budget: budgetSchema.parse({}) }),
+    /** Where REST compliance exports go (outside the data dir, ADR 24); default: `<dataDir>-exports`. */
+    exportsDir: z.string().min(1).optional(),
     /** The OpenAI-compatible endpoint the proxy forwards /v1/chat/completions to. */
     upstream: z
       .object({

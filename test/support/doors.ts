@@ -62,6 +62,8 @@ export async function startDoors(server: Record<string, unknown> = {}): Promise<
       await http.close();
       await engine.close();
       rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}-exports`, { recursive: true, force: true });
+      rmSync(`${dir}-backup.db`, { force: true });
     },
   };
 }

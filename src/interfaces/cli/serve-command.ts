@@ -3,11 +3,11 @@ import { startHttpServer } from '../http/server.js';
 import { mountMcp } from '../mcp/http.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
 import { mountProxy } from '../proxy/chat.js';
-import { number, str, type Command, type Handler, type Invocation } from './args.js';
+import { integer, naturalNumber, str, type Command, type Handler, type Invocation } from './args.js';
 
 /** The configuration again, with this command's flags: the handler gets the engine, not the config. */
 function configOf(inv: Invocation): Config {
-  const port = number(inv, 'port');
+  const port = integer(inv, 'port', 0);
   const host = str(inv, 'host');
   const dataDir = str(inv, 'data-dir');
   return loadConfig({
@@ -40,6 +40,14 @@ const mcp: Handler = async (engine, inv) => {
 };
 
 export const serveCommands: Readonly<Record<string, Command>> = {
-  serve: { run: serve, usage: 'serve [--host H] [--port N]  REST API, OpenAPI, MCP (/mcp) and the OpenAI-compatible memory proxy' },
-  mcp: { run: mcp, usage: 'mcp                        MCP server on stdin/stdout (tools recall, memorize, update_memory, forget_memory, memory_history)' },
+  serve: {
+    run: serve,
+    summary: 'serve the REST API (/v1, /openapi.json), MCP (/mcp) and the OpenAI-compatible memory proxy until SIGINT/SIGTERM',
+    options: [
+      { flags: '--host <host>', description: 'address to listen on (default 127.0.0.1; others need server.tokens)' },
+      { flags: '--port <n>', description: 'port (default 8787; 0 picks a free one)', value: naturalNumber },
+    ],
+    creates: true,
+  },
+  mcp: { run: mcp, summary: 'MCP server on stdin/stdout: recall, memorize, update_memory, forget_memory, memory_history', creates: true },
 };

@@ -19,11 +19,11 @@ const subjectBody = z
 const exportParams = z.object({ id: z.string().regex(/^[\w-]{1,200}$/, 'an export id this API returned') });
 
 /**
- * Compliance exports of a subject, written by the server under `<dataDir>/exports/<id>` (never
+ * Compliance exports of a subject, written by the server under `server.exportsDir/<id>` (never
  * to a path the caller names), then read back file by file and verified against the manifest.
  */
 export function complianceRoutes(app: App, { engine, jobs, config }: DoorContext): void {
-  const root = resolve(config.dataDir, 'exports');
+  const root = resolve(config.server.exportsDir ?? `${resolve(config.dataDir)}-exports`);
   const dirOf = (id: string): string => {
     const dir = join(root, id);
     if (!existsSync(join(dir, 'manifest.json'))) throw notFound('export', id);
