@@ -120,7 +120,7 @@ describe('import', () => {
         if (type === 'WriteMemory' && (calls += 1) === failAt) throw new Error('disk I/O error');
         if (type === 'ForgetMemory' && failForget) throw new Error('disk gone');
         if (type === 'ForgetMemory') return engine.forgetMemory(data.memoryId, data.reason, ctx);
-        return engine.writeMemory(input, ctx);
+        return engine.writeMemory(input as never, ctx);
       },
     });
   };

@@ -23,9 +23,10 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
     store.setCheckpoint(gen, last.globalPosition);
     return last.globalPosition;
   });
+  const init = db.transaction(() => projection.init(tx));
   return {
     generation: gen.generation,
-    init: db.transaction(() => projection.init(tx)),
+    init: (): void => init(),
     applyPage: (page: readonly RecordedEvent[]) => withoutFsync(db, () => applyPage.immediate(page)),
     checkpoint: () => store.get(gen.name, gen.generation)?.checkpoint ?? 0n,
   };

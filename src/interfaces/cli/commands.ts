@@ -8,6 +8,8 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import { serveCommands } from './serve-command.js';
+import type { ScopeMode } from '../../queries/recall/types.js';
 import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
@@ -107,7 +109,7 @@ const search: Handler = async (engine, inv, out) => {
   const topK = integer(inv, 'top-k', 1);
   const answer = await engine.recall({
     query: required(inv, 0, 'query'),
-    scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+    scope: { mode: (str(inv, 'scope') ?? 'global') as ScopeMode, sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
     ...(topK === undefined ? {} : { topK }),
     explain: inv.flags.explain === true,
   });
@@ -183,4 +185,5 @@ export const commands: Readonly<Record<string, Command>> = {
   ...conversationCommands,
   ...complianceCommands,
   ...keysCommands,
+  ...serveCommands,
 };

@@ -12,7 +12,7 @@ export async function erase(engine: MemoryEngine, inv: Invocation, out: Output):
   const kind = given[0] as (typeof kinds)[number];
   const reason = inv.flags['reason'];
   if (typeof reason !== 'string') throw new ValidationError('reason', 'is required');
-  const receipt = await engine.eraseSubject({ kind, id: inv.flags[kind], reason });
+  const receipt = await engine.eraseSubject({ kind, id: inv.flags[kind] as string, reason });
   const c = receipt.counts;
   out.print(receipt, () =>
     [

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../events/errors.js';
+import type { ScopeMode } from '../../queries/recall/types.js';
 import type { MemoryDiff } from '../../replay/diff.js';
 import { integer, required, str, type Command, type Handler } from './args.js';
 import { opt, subjectOptions } from './options.js';
@@ -27,7 +28,7 @@ const recallAt: Handler = async (engine, inv, out) => {
   try {
     const answer = await past.recall({
       query: required(inv, 0, 'query'),
-      scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+      scope: { mode: (str(inv, 'scope') ?? 'global') as ScopeMode, sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
       ...(topK === undefined ? {} : { topK }),
       explain: inv.flags.explain === true,
     });

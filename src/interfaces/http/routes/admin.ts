@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { erasableSubjectKindSchema } from '../../../events/erasure.js';
+import { idSchema } from '../../../events/metadata.js';
+import { eraseInputSchema } from '../../../engine/erase.js';
+import { engineProjections } from '../../../engine/indexes.js';
+import type { MemoryEngine } from '../../../engine/engine.js';
+import { verifyStore } from '../../../replay/verify.js';
+import { actorOf } from '../../shared/principal.js';
+import { requireUnscoped } from '../../shared/scope.js';
+import type { App, DoorContext } from '../context.js';
+import { errorResponses } from '../errors.js';
+import type { Report } from '../jobs.js';
+import { jobSchema, objectSchema } from '../wire.js';
+
+const projectionNames = engineProjections.map((p) => p.name) as [string, ...string[]];
+const rebuildBody = z
+  .object({
+    target: z.enum(['all', 'index', 'graph', ...projectionNames]).describe('A projection, every projection (all), the FTS + vector indexes (index), or the graph, atoms and their vectors (graph)'),
+  })
+  .strict();
+
+/** Runs `work` while copying the maintenance progress (re-embedding, vector rebuilds) into the job. */
+async function withMaintenanceProgress<T>(engine: MemoryEngine, report: Report, step: string, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => {
+    const p = engine.maintenance.status().progress;
+    if (p) report({ done: p.done, total: Math.max(p.total, 1), step });
+  }, 250);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function rebuild(engine: MemoryEngine, target: string, report: Report): Promise<unknown> {
+  if (target === 'index') return withMaintenanceProgress(engine, report, 'index', () => engine.maintenance.rebuildIndex());
+  if (target === 'graph') {
+    report({ done: 0, total: 2, step: 'graph and atoms' });
+    const projections = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested over http');
+    report({ done: 1, total: 2, step: 'graph entry vectors' });
+    return { projections, graphVectors: await engine.maintenance.rebuildGraphVectors() };
+  }
+  const names = target === 'all' ? projectionNames : [target];
+  const results = [];
+  for (const [i, name] of names.entries()) {
+    report({ done: i, total: names.length, step: name });
+    results.push(await engine.runner.rebuild(name, 'requested over http'));
+  }
+  return { projections: results };
+}
+
+/** Status, verification, rebuilds, erasure and backups: operator work, refused to scoped tokens but status. */
+export function adminRoutes(app: App, { engine, jobs }: DoorContext): void {
+  const accepted = (reply: { code(n: number): { header(k: string, v: string): { send(b: never): unknown } } }, job: ReturnType<typeof jobs.start>) =>
+    reply.code(202).header('location', `/v1/jobs/${job.jobId}`).send(jobs.view(job) as never) as never;
+
+  app.get('/v1/status', {
+    schema: { operationId: 'status', tags: ['admin'], response: { 200: objectSchema, ...errorResponses } },
+  }, async () => ({ ...(await engine.status()), memories: { active: engine.documents.count('active'), all: engine.documents.count() } }) as never);
+
+  app.post('/v1/verify', {
+    schema: {
+      operationId: 'verify', tags: ['admin'],
+      body: z.object({ anchor: z.object({ position: z.number().int().min(1), hash: z.string().regex(/^[0-9a-f]{64}$/) }).strict().optional() }).strict().default({}),
+      response: { 202: jobSchema, ...errorResponses },
+    },
+  }, async (req, reply) => {
+    requireUnscoped(req.principal, 'verify');
+    const anchor = req.body.anchor;
+    return accepted(reply, jobs.start('verify', req.principal, () => verifyStore({
+      log: engine.log, runner: engine.runner, projections: engineProjections, vectors: [engine.indexes.vectors, engine.indexes.graphVectors],
+      ...(anchor ? { chain: { anchor: { position: BigInt(anchor.position), hash: anchor.hash } } } : {}),
+    })));
+  });
+
+  app.post('/v1/rebuilds', {
+    schema: { operationId: 'rebuild', tags: ['admin'], body: rebuildBody, response: { 202: jobSchema, ...errorResponses } },
+  }, async (req, reply) => {
+    requireUnscoped(req.principal, 'a rebuild');
+    return accepted(reply, jobs.start(`rebuild:${req.body.target}`, req.principal, (report) => rebuild(engine, req.body.target, report)));
+  });
+
+  app.post('/v1/erasures/preview', {
+    schema: {
+      operationId: 'previewErasure', tags: ['admin'], body: z.object({ kind: erasableSubjectKindSchema, id: idSchema }).strict(),
+      response: { 200: objectSchema, ...errorResponses },
+    },
+  }, async (req) => {
+    requireUnscoped(req.principal, 'an erasure');
+    const events = await engine.log.sealedEvents(req.body);
+    const byType: Record<string, number> = {};
+    for (const e of events) byType[e.type] = (byType[e.type] ?? 0) + 1;
+    return { subject: req.body, sealedEvents: events.length, byType } as never;
+  });
+
+  app.post('/v1/erasures', {
+    schema: { operationId: 'erase', tags: ['admin'], body: eraseInputSchema, response: { 202: jobSchema, ...errorResponses } },
+  }, async (req, reply) => {
+    requireUnscoped(req.principal, 'an erasure');
+    return accepted(reply, jobs.start('erase', req.principal, () => engine.eraseSubject(req.body, { actor: actorOf('http', req.principal) })));
+  });
+
+  app.post('/v1/backups', {
+    schema: { operationId: 'backup', tags: ['admin'], body: z.object({ path: z.string().min(1).max(4096) }).strict(), response: { 200: objectSchema, ...errorResponses } },
+  }, async (req) => {
+    requireUnscoped(req.principal, 'a backup');
+    return engine.backup(req.body.path) as never;
+  });
+}
