@@ -1,4 +1,5 @@
 import { loadConfig, type Config } from '../../engine/config.js';
+import { dashboardMount } from '../http/dashboard.js';
 import { startHttpServer } from '../http/server.js';
 import { mountMcp } from '../mcp/http.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
@@ -25,10 +26,10 @@ const untilSignal = (): Promise<string> =>
 /** `lmem serve`: REST under /v1, OpenAPI, MCP at /mcp and the chat proxy, until SIGINT or SIGTERM. */
 const serve: Handler = async (engine, inv, out) => {
   const config = configOf(inv);
-  const server = await startHttpServer(engine, config, { mounts: [mountMcp, mountProxy] });
+  const server = await startHttpServer(engine, config, { mounts: [mountMcp, mountProxy, dashboardMount()] });
   void engine.maintenance.start();
   out.print({ address: server.address, auth: server.ctx.auth.required ? 'bearer' : 'none (loopback only)' }, () =>
-    `LivingMemory serving on ${server.address}: REST /v1, OpenAPI /openapi.json, MCP /mcp, proxy /v1/chat/completions` +
+    `LivingMemory serving on ${server.address}: dashboard /ui/, REST /v1, OpenAPI /openapi.json, MCP /mcp, proxy /v1/chat/completions` +
     (server.ctx.auth.required ? '' : ' (no token configured: loopback only)'));
   await untilSignal();
   await server.close();
