@@ -76,7 +76,8 @@ export function createRenderer(canvas: HTMLCanvasElement) {
       for (const i of members) {
         const x = xy[2 * i] as number;
         const y = xy[2 * i + 1] as number;
-        const r = radius[i] as number;
+        // Radii are screen pixels: zooming spreads nodes apart instead of inflating them.
+        const r = (radius[i] as number) / view.scale;
         ctx!.moveTo(x + r, y);
         ctx!.arc(x, y, r, 0, Math.PI * 2);
       }
@@ -88,7 +89,7 @@ export function createRenderer(canvas: HTMLCanvasElement) {
       ctx!.strokeStyle = '#ffffff';
       ctx!.lineWidth = 2 / view.scale;
       ctx!.beginPath();
-      ctx!.arc(xy[2 * selected] as number, xy[2 * selected + 1] as number, (radius[selected] as number) + 3 / view.scale, 0, Math.PI * 2);
+      ctx!.arc(xy[2 * selected] as number, xy[2 * selected + 1] as number, ((radius[selected] as number) + 3) / view.scale, 0, Math.PI * 2);
       ctx!.stroke();
     }
     framesDrawn += 1;
@@ -144,7 +145,7 @@ export function createRenderer(canvas: HTMLCanvasElement) {
       let bestD = (8 / view.scale) ** 2;
       for (let i = 0; i < data.communities.length; i += 1) {
         const d = ((xy[2 * i] as number) - x) ** 2 + ((xy[2 * i + 1] as number) - y) ** 2;
-        if (d < bestD + (data.radius[i] as number) ** 2) (best = i), (bestD = d);
+        if (d < bestD + ((data.radius[i] as number) / view.scale) ** 2) (best = i), (bestD = d);
       }
       return best;
     },
