@@ -119,4 +119,109 @@ describe('dashboard in Chromium', () => {
     await shoot(page, 'recall');
     await done(page);
   });
+
+  it('session replay: the slider moves turn by turn and shows what each turn recalled; time travel and diff', async () => {
+    const page = await open('replay');
+    await page.getByTestId('sessions').getByRole('link', { name: seeded.sessionId }).click();
+    await until(() => page.getByTestId('turn-label').textContent()).toBe(`turn 1 of ${seeded.turns}`);
+    const slider = page.getByRole('slider', { name: 'Turn' });
+    await slider.focus();
+    await page.keyboard.press('ArrowRight');
+    await until(() => page.getByTestId('turn-label').textContent()).toBe(`turn 2 of ${seeded.turns}`);
+    await until(() => page.getByTestId('turn').textContent()).toContain('How do I get from Tokyo to Kyoto?');
+    // The turn's recall, with the recalled memories' text.
+    await until(() => page.getByTestId('turn-recall').textContent()).toContain('Shinkansen');
+    expect(await page.evaluate('location.hash')).toContain('turn=2');
+    await until(() => page.getByTestId('past-summary').textContent()).toMatch(/^\d+ memories at position \d+/);
+    await page.getByRole('button', { name: 'Show diff' }).click();
+    await until(() => page.getByTestId('diff').locator('li.added').count()).toBeGreaterThan(0);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await shoot(page, 'replay');
+    await done(page);
+  });
+
+  it('graph: communities from the server, layout in a worker; 5,000 nodes drawn in under 3 s', async () => {
+    const small = await open('graph?sessionId=trip-chat&limit=200');
+    await until(() => small.getByTestId('graph-summary').textContent()).toMatch(/communities/);
+    await until(() => small.getByTestId('graph-stage').getAttribute('data-layout-done')).toBe('true');
+    await small.getByLabel('Find a node', { exact: true }).fill('kyoto');
+    await small.getByRole('button', { name: 'Find' }).click();
+    expect(await small.getByTestId('node-details').textContent()).toContain('topic');
+    await done(small);
+
+    const page = await browser.page();
+    // Long tasks on the page's own thread while the graph loads and lays out: how responsive it stays.
+    await page.addInitScript(`window.__longTasks = [];
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });`);
+    await page.goto(`${server.base}/ui/#/graph?limit=5000`);
+    const stage = page.getByTestId('graph-stage');
+    await until(() => stage.getAttribute('data-drawn-nodes')).toBe('5000');
+    // From the page's navigation start to the first frame with every node drawn, in the browser's clock.
+    const drawnAt = Number(await page.evaluate(`performance.getEntriesByName('graph-drawn')[0].startTime`));
+    const firstFrame = Number(await stage.getAttribute('data-first-frame-ms'));
+    // While the layout still runs in its worker, the page answers a click at once.
+    const legend = page.getByRole('region', { name: 'Communities' }).getByRole('button').first();
+    const clickedAt = Date.now();
+    await legend.click();
+    await until(() => legend.getAttribute('aria-pressed')).toBe('true');
+    const clickMs = Date.now() - clickedAt;
+    const layoutStarted = Date.now();
+    await expect.poll(() => stage.getAttribute('data-layout-done'), { timeout: 120_000, interval: 250 }).toBe('true');
+    const layoutMs = Date.now() - layoutStarted;
+    const longTasks = (await page.evaluate('window.__longTasks')) as number[];
+    const summary = await page.getByTestId('graph-summary').textContent();
+    process.stdout.write(`\ngraph page, 5,000 nodes: first full frame ${Math.round(drawnAt)} ms after navigation ` +
+      `(${firstFrame} ms after the request), click answered in ${clickMs} ms, layout settled ${layoutMs} ms later, longest main-thread task ${Math.round(Math.max(0, ...longTasks))} ms; ${summary}\n`);
+    expect(drawnAt).toBeLessThan(3000);
+    expect(summary).toMatch(/^5000 of \d+ nodes/);
+    await legend.click();
+    await page.evaluate('window.scrollTo(0, 0)');
+    await shoot(page, 'graph');
+    await done(page as TestPage);
+  });
+
+  it('compliance: export preview, export, download and verify; erasure with preview and typed confirmation', async () => {
+    const page = await open('compliance');
+    await page.getByLabel('Id', { exact: true }).first().fill(seeded.erasableUser);
+    await page.getByRole('button', { name: 'Preview counts' }).click();
+    await until(() => page.getByTestId('export-preview').locator('tr', { hasText: 'memory' }).first().textContent()).toBe('memory2');
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    await until(() => page.getByTestId('export-done').count()).toBe(1);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download manifest.json' }).click();
+    const manifest = JSON.parse(await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString('utf8'))) as { subject: unknown };
+    expect(manifest.subject).toEqual({ kind: 'user', id: seeded.erasableUser });
+    await page.getByRole('button', { name: 'Verify export' }).click();
+    await until(() => page.getByTestId('verify-result').textContent()).toContain('check out');
+
+    const erase = page.getByRole('form', { name: 'Erase subject' });
+    await erase.getByLabel('Id', { exact: true }).fill(seeded.erasableUser);
+    await page.getByRole('button', { name: 'Preview erasure' }).click();
+    await until(() => page.getByTestId('erase-preview').textContent()).toMatch(/\d+ sealed events/);
+    await page.getByLabel('Reason (recorded in the log)').fill('right to erasure request 42');
+    const button = page.getByRole('button', { name: `Erase user ${seeded.erasableUser}` });
+    await page.getByLabel(/^Type "erase user/).fill('erase user someone-else');
+    expect(await button.isDisabled()).toBe(true);
+    await page.getByLabel(/^Type "erase user/).fill(`erase user ${seeded.erasableUser}`);
+    await button.click();
+    await until(() => page.getByTestId('erase-done').count()).toBe(1);
+    await shoot(page, 'compliance');
+    await done(page);
+    // Gone from search: neither the memory list nor recall finds the erased text.
+    const list = await open(`memories?text=${encodeURIComponent(seeded.erasableText)}`);
+    await until(() => list.getByTestId('total').textContent()).toBe('0 memories match');
+    await done(list);
+  });
+
+  it('status: log head, projections with lag, and a rebuild followed live to its end', async () => {
+    const page = await open('status');
+    await until(() => page.getByTestId('head').textContent()).toMatch(/^\d+$/);
+    expect(await page.getByTestId('projections').locator('tbody tr').count()).toBeGreaterThan(5);
+    await page.getByLabel('Target').selectOption('graph');
+    await page.getByRole('button', { name: 'Start rebuild' }).click();
+    await until(() => page.getByTestId('rebuild-job').textContent()).toContain('succeeded');
+    await shoot(page, 'status');
+    await done(page);
+  });
 });
+

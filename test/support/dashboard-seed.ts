@@ -13,9 +13,9 @@ export interface SeededStore {
 }
 
 const notes: [user: string, session: string, text: string, participants: string[], topics: string[]][] = [
-  ['alice', 'trip', 'Alice booked the Hotel Sakura in Kyoto for the first week of April', ['Alice'], ['kyoto', 'hotel', 'travel']],
-  ['alice', 'trip', 'Alice wants to ride the Shinkansen from Tokyo to Kyoto', ['Alice'], ['kyoto', 'trains', 'travel']],
-  ['alice', 'trip', 'Alice is allergic to peanuts; restaurants must be told', ['Alice'], ['food', 'health']],
+  ['alice', 'trip-chat', 'Alice booked the Hotel Sakura in Kyoto for the first week of April', ['Alice'], ['kyoto', 'hotel', 'travel']],
+  ['alice', 'trip-chat', 'Alice wants to ride the Shinkansen from Tokyo to Kyoto', ['Alice'], ['kyoto', 'trains', 'travel']],
+  ['alice', 'trip-chat', 'Alice is allergic to peanuts; restaurants must be told', ['Alice'], ['food', 'health']],
   ['alice', 'home', 'Alice drinks green tea every morning before work', ['Alice'], ['tea', 'habits']],
   ['bob', 'work', 'Bob leads the quarterly report due on the last Friday of March', ['Bob'], ['report', 'deadline', 'work']],
   ['bob', 'work', 'Bob prefers meetings before noon and hates Monday calls', ['Bob'], ['meetings', 'work']],
@@ -31,19 +31,21 @@ async function seedGraph(engine: MemoryEngine, targetNodes: number): Promise<voi
   const people = 8;
   const topics = 20;
   const factsPerMemory = 6;
-  const memories = Math.ceil((targetNodes - clusters * (people + topics)) / factsPerMemory);
-  for (let i = 0; i < memories; i += 1) {
+  const nodes = async () => (await engine.indexes.catchUp(), engine.indexes.graphView.view({ limit: 1 }).totalNodes);
+  for (let i = 0; ; i += 1) {
+    if (i % clusters === 0 && (await nodes()) >= targetNodes) return;
     const c = i % clusters;
-    const from = (pool: string, size: number, k: number, salt: number) =>
-      [...new Set(Array.from({ length: k }, (_, j) => `${pool} ${c}.${(i * 7 + j * 5 + salt) % size}`))];
+    const round = Math.floor(i / clusters);
+    const from = (pool: string, size: number, k: number) =>
+      [...new Set(Array.from({ length: k }, (_, j) => `${pool} ${c}.${(round * k + j) % size}`))];
     // Every tenth memory also names a person of the next cluster: communities are joined, not islands.
     const guests = i % 10 === 0 ? [`person ${(c + 1) % clusters}.0`] : [];
     await engine.writeMemory({
       text: `Group ${c} note ${i}`,
       sessionId: `graph-${c % 5}`,
       personaId: 'analyst',
-      participants: [...from('person', people, 2, 1), ...guests],
-      topics: from('topic', topics, 3, 3),
+      participants: [...from('person', people, 2), ...guests],
+      topics: from('topic', topics, 3),
       keyFacts: Array.from({ length: factsPerMemory }, (_, j) => `fact ${i}.${j}`),
     });
   }

@@ -27,6 +27,8 @@ export function createRenderer(canvas: HTMLCanvasElement) {
   let data: Drawable | null = null;
   let xy: Float32Array | null = null;
   let view: View = { x: 0, y: 0, scale: 1 };
+  // The view follows the layout (fitted on every move) until the user pans or zooms.
+  let following = true;
   let highlighted: number | null = null;
   let selected: number | null = null;
   let frame = 0;
@@ -107,6 +109,7 @@ export function createRenderer(canvas: HTMLCanvasElement) {
     },
     setPositions(next: Float32Array): void {
       xy = next;
+      if (following) this.fit();
       schedule();
     },
     /** Fits the current positions in the canvas. */
@@ -123,7 +126,9 @@ export function createRenderer(canvas: HTMLCanvasElement) {
       schedule();
     },
     getView: (): View => ({ ...view }),
+    /** A view the user chose: the view stops following the layout. */
     setView(next: View): void {
+      following = false;
       view = next;
       schedule();
     },

@@ -31,7 +31,6 @@ export function startLayout(graph: GraphAnswer, renderer: Renderer, report: (s: 
   renderer.setData({ communities, links, radius, isolates: graph.isolates });
 
   const state: StageState = { tick: 0, done: false, drawn: 0, firstFrameMs: 0 };
-  let fitted = false;
   renderer.onFrame((drawn) => {
     state.drawn = drawn;
     if (!state.firstFrameMs && drawn === graph.nodes.length) {
@@ -46,7 +45,6 @@ export function startLayout(graph: GraphAnswer, renderer: Renderer, report: (s: 
     const m = event.data;
     if (m.type === 'error') throw new Error(`graph layout failed: ${m.message}`);
     renderer.setPositions(m.xy);
-    if (!fitted) (renderer.fit(), (fitted = true));
     Object.assign(state, { tick: m.tick, done: m.done });
     if (m.done) report({ ...state });
   };

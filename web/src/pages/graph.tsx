@@ -135,7 +135,7 @@ export function GraphPage({ route }: { route: Route }) {
               {g.communities.length > 40 ? <p class="muted">and {g.communities.length - 40} smaller ones</p> : null}
             </Section>
             <Section title="Node">
-              <form class="filters" onSubmit={search} aria-label="Find a node">
+              <form class="filters" onSubmit={search} aria-label="Node search">
                 <Field label="Find a node" value={find} onValue={setFind} />
                 <button type="submit">Find</button>
               </form>
