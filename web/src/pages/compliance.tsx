@@ -21,7 +21,7 @@ async function download(exportId: string, name: string): Promise<void> {
 
 function Counts({ counts, testid }: { counts: Record<string, number>; testid: string }) {
   return (
-    <table data-testid={testid} aria-label="Record counts">
+    <table class="counts" data-testid={testid} aria-label="Record counts">
       <tbody>{Object.entries(counts).map(([k, n]) => <tr key={k}><th>{k}</th><td class="num">{n}</td></tr>)}</tbody>
     </table>
   );
