@@ -5,6 +5,9 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardMount } from '../src/interfaces/http/dashboard.js';
 import type { App, DoorContext } from '../src/interfaces/http/context.js';
+import { recordEvent } from '../src/engine/system-events.js';
+import { streams } from '../src/events/streams.js';
+import { testEnvironment } from './support/engine.js';
 import { startDoors, tokenConfig, tokens, waitForJob, type Doors } from './support/doors.js';
 
 // The routes the dashboard reads beside the core API, called as the dashboard calls them.
@@ -73,6 +76,29 @@ describe('dashboard routes of lmem serve', () => {
     expect(past.body).toMatchObject({ position: written, total: 1, items: [{ memoryId: id }] });
   });
 
+  it('GET /v1/status/lifecycle counts memories and atoms per state, with the last decay tick and the latest backups', async () => {
+    const get = async () => (await doors.call('GET', '/v1/status/lifecycle', { token: tokens.admin })).body;
+    const before = await get();
+    expect(before.memories).toEqual({ active: 3, archived: 0, forgotten: 0, erased: 0 });
+    expect(Object.values(before.atoms as Record<string, number>).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(before.decay).toEqual({ ticks: 0, last: null });
+    const [first, second] = (await doors.call('GET', '/v1/memories?userId=u-alice', { token: tokens.admin })).body.items as { memoryId: string }[];
+    await doors.call('POST', `/v1/memories/${first!.memoryId}/archive`, { token: tokens.admin, body: { reason: 'old' } });
+    await doors.call('POST', `/v1/memories/${second!.memoryId}/forget`, { token: tokens.admin, body: { reason: 'asked' } });
+    // No decay scheduler on this branch yet: its event, appended as the scheduler would.
+    await recordEvent(doors.engine.log, testEnvironment(Date.UTC(2026, 1, 1)), 'scheduler', streams.decay, {
+      type: 'DecayTicked', schemaVersion: 1, data: { tickId: 'tick-1', asOf: '2026-02-01T00:00:00.000Z', decayRate: 0.01, affected: 1 },
+    });
+    for (const n of [1, 2]) await doors.call('POST', '/v1/backups', { token: tokens.admin, body: { path: `${doors.dir}-lifecycle-${n}.db` } });
+    const after = await get();
+    expect(after.memories).toEqual({ active: 1, archived: 1, forgotten: 1, erased: 0 });
+    expect(after.decay).toMatchObject({ ticks: 1, last: { actor: 'scheduler', data: { tickId: 'tick-1', affected: 1 } } });
+    expect(after.backups.count).toBe(2);
+    expect(after.backups.latest.map((b: { data: { path: string } }) => b.data.path)).toEqual([2, 1].map((n) => `${doors.dir}-lifecycle-${n}.db`));
+    expect((await doors.call('GET', '/v1/status/lifecycle?backups=1', { token: tokens.admin })).body.backups.latest).toHaveLength(1);
+    for (const n of [1, 2]) rmSync(`${doors.dir}-lifecycle-${n}.db`, { force: true });
+  });
+
   it('a token scoped to one user gets only its own', async () => {
     const bobs = (await doors.call('GET', '/v1/memories', { token: tokens.bob })).body.items[0].memoryId as string;
     expect((await doors.call('GET', `/v1/memories/${bobs}/details`, { token: tokens.alice })).status).toBe(404);
@@ -80,6 +106,7 @@ describe('dashboard routes of lmem serve', () => {
     expect((await doors.call('GET', '/v1/graph', { token: tokens.alice })).status).toBe(403);
     expect((await doors.call('GET', '/v1/at/memories?at=1', { token: tokens.alice })).status).toBe(403);
     expect((await doors.call('POST', '/v1/compliance/preview', { token: tokens.alice, body: { user: 'u-bob' } })).status).toBe(403);
+    expect((await doors.call('GET', '/v1/status/lifecycle', { token: tokens.alice })).status).toBe(403);
     expect((await doors.call('GET', '/v1/graph')).status).toBe(401);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema } from '../../../events/metadata.js';
+import { streams } from '../../../events/streams.js';
 import { previewSubjectExport } from '../../../replay/compliance/preview.js';
 import { parseSubject } from '../../../replay/compliance/subject.js';
 import { canSee, ownUser, requireUnscoped } from '../../shared/scope.js';
@@ -19,6 +20,17 @@ const detailsSchema = z
     sources: z.array(objectSchema),
   })
   .meta({ id: 'MemoryDetails', description: "A memory's atoms, graph entries and edges, and source messages" });
+
+const memoryStatuses = ['active', 'archived', 'forgotten', 'erased'] as const;
+const systemEvent = z.object({ position: z.number(), occurredAt: z.string(), actor: z.string(), data: objectSchema });
+const lifecycleSchema = z
+  .object({
+    memories: z.record(z.enum(memoryStatuses), z.number()),
+    atoms: z.record(z.string(), z.number()),
+    decay: z.object({ ticks: z.number(), last: systemEvent.nullable() }),
+    backups: z.object({ count: z.number(), latest: z.array(systemEvent) }),
+  })
+  .meta({ id: 'LifecycleStatus', description: 'Memories and atoms per lifecycle state, the last decay tick, the latest backups (newest first)' });
 
 /** What the dashboard reads beside the core routes: a memory's derived rows, the memory list at a past point, an export's preview. */
 export function dashboardRoutes(app: App, { engine }: DoorContext): void {
@@ -60,5 +72,27 @@ export function dashboardRoutes(app: App, { engine }: DoorContext): void {
       subject.user = ownUser(req.principal, subject.user, 'user') ?? undefined;
     }
     return previewSubjectExport(engine.log, parseSubject(subject)) as never;
+  });
+
+  app.get('/v1/status/lifecycle', {
+    schema: {
+      operationId: 'lifecycleStatus', tags: ['admin'],
+      querystring: z.object({ backups: z.coerce.number().int().min(1).max(200).default(20) }).strict(),
+      response: { 200: lifecycleSchema, ...errorResponses },
+    },
+  }, async (req) => {
+    requireUnscoped(req.principal, 'the lifecycle state of the whole store');
+    await engine.indexes.catchUp();
+    // Both are system streams of one event per tick or backup: read whole, they stay small.
+    const asRow = (e: Awaited<ReturnType<typeof engine.log.readStream>>[number]) =>
+      ({ position: e.globalPosition, occurredAt: e.metadata.occurredAt, actor: e.metadata.actor, data: e.data });
+    const ticks = await engine.log.readStream(streams.decay);
+    const backups = await engine.log.readStream(streams.backups);
+    return {
+      memories: Object.fromEntries(memoryStatuses.map((s) => [s, engine.documents.count(s)])),
+      atoms: engine.indexes.atoms.countByStatus(),
+      decay: { ticks: ticks.length, last: ticks.length ? asRow(ticks[ticks.length - 1]!) : null },
+      backups: { count: backups.length, latest: backups.slice(-req.query.backups).reverse().map(asRow) },
+    } as never;
   });
 }
