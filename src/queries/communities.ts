@@ -46,20 +46,25 @@ function seeded(seed: number): () => number {
  */
 export function louvainCommunities(nodes: readonly string[], ties: readonly WeightedTie[], options: CommunityOptions = {}): Communities {
   const known = new Set(nodes);
-  const graph = new UndirectedGraph<Record<string, never>, { weight: number }>();
+  // Parallel and reverse ties summed per sorted pair first: one edge each, built in one pass.
+  const pairs = new Map<string, { a: string; b: string; weight: number }>();
   for (const tie of ties) {
     if (tie.source === tie.target || !known.has(tie.source) || !known.has(tie.target) || !(tie.weight > 0)) continue;
-    // Sorted endpoints: a reverse tie lands on the same undirected edge as its forward twin.
     const [a, b] = tie.source < tie.target ? [tie.source, tie.target] : [tie.target, tie.source];
-    if (!graph.hasNode(a)) graph.addNode(a);
-    if (!graph.hasNode(b)) graph.addNode(b);
-    graph.updateEdge(a, b, (attr) => ({ weight: (attr.weight ?? 0) + tie.weight }));
+    const key = `${a}\u0000${b}`;
+    const pair = pairs.get(key);
+    if (pair) pair.weight += tie.weight;
+    else pairs.set(key, { a, b, weight: tie.weight });
   }
-  // Louvain visits nodes in insertion order: rebuild sorted so the input order does not matter.
+  // Louvain visits nodes and edges in insertion order: inserted sorted, so the input order does not matter.
+  const tied = new Set<string>();
+  for (const { a, b } of pairs.values()) tied.add(a).add(b);
   const ordered = new UndirectedGraph<Record<string, never>, { weight: number }>();
-  for (const key of [...graph.nodes()].sort()) ordered.addNode(key);
-  const edges = graph.mapEdges((_e, attr, s, t) => [s, t, attr.weight] as const).sort((x, y) => (x[0] + '\u0000' + x[1] < y[0] + '\u0000' + y[1] ? -1 : 1));
-  for (const [s, t, weight] of edges) ordered.addEdge(s, t, { weight });
+  for (const key of [...tied].sort()) ordered.addNode(key);
+  for (const key of [...pairs.keys()].sort()) {
+    const { a, b, weight } = pairs.get(key)!;
+    ordered.addUndirectedEdge(a, b, { weight });
+  }
 
   const found = ordered.order === 0
     ? { communities: {} as Record<string, number>, modularity: 0 }
@@ -67,7 +72,9 @@ export function louvainCommunities(nodes: readonly string[], ties: readonly Weig
   const members = new Map<number, string[]>();
   for (const key of ordered.nodes()) {
     const c = found.communities[key] ?? 0;
-    members.set(c, [...(members.get(c) ?? []), key]);
+    const group = members.get(c);
+    if (group) group.push(key);
+    else members.set(c, [key]);
   }
   // Members are sorted (insertion order), so a group's first key is its smallest.
   const groups = [...members.values()].sort((x, y) => y.length - x.length || ((x[0] ?? '') < (y[0] ?? '') ? -1 : 1));

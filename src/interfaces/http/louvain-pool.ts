@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Communities, CommunityOptions, WeightedTie } from '../../queries/communities.js';
-import type { LouvainRequest } from './louvain-thread.js';
+import { packTies, type LouvainAnswer, type LouvainRequest } from './louvain-protocol.js';
 
-type Answer = { id: number; ok: true; found: Communities } | { id: number; ok: false; message: string };
+type Answer = { id: number; ok: true; answer: LouvainAnswer } | { id: number; ok: false; message: string };
 
 /**
  * The compiled thread script. Under the test runner this module is TypeScript source, which a
@@ -20,7 +20,7 @@ function threadScript(): URL {
 export function createLouvainPool() {
   let worker: Worker | null = null;
   let next = 0;
-  const pending = new Map<number, { resolve: (c: Communities) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { nodes: readonly string[]; resolve: (c: Communities) => void; reject: (e: Error) => void }>();
   const failAll = (error: Error) => {
     for (const p of pending.values()) p.reject(error);
     pending.clear();
@@ -32,8 +32,11 @@ export function createLouvainPool() {
     w.on('message', (answer: Answer) => {
       const waiting = pending.get(answer.id);
       pending.delete(answer.id);
-      if (answer.ok) waiting?.resolve(answer.found);
-      else waiting?.reject(new Error(`community detection failed: ${answer.message}`));
+      if (!waiting) return;
+      if (answer.ok) {
+        const { community, ...rest } = answer.answer;
+        waiting.resolve({ ...rest, byNode: new Map(waiting.nodes.map((key, i) => [key, community[i] ?? 0])) });
+      } else waiting.reject(new Error(`community detection failed: ${answer.message}`));
     });
     w.on('error', (error) => failAll(error));
     w.on('exit', (code) => failAll(new Error(`the community thread stopped (exit ${code})`)));
@@ -43,10 +46,10 @@ export function createLouvainPool() {
     communities(nodes: readonly string[], ties: readonly WeightedTie[], options?: CommunityOptions): Promise<Communities> {
       worker ??= start();
       const id = (next += 1);
-      const request: LouvainRequest = { id, nodes, ties, ...(options ? { options } : {}) };
+      const request: LouvainRequest = { id, nodes, ...packTies(nodes, ties), ...(options ? { options } : {}) };
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker?.postMessage(request);
+        pending.set(id, { nodes, resolve, reject });
+        worker?.postMessage(request, [request.sources.buffer, request.targets.buffer, request.weights.buffer]);
       });
     },
     async close(): Promise<void> {

@@ -22,9 +22,8 @@ function positions(nodes: readonly Node[]): Float32Array {
 }
 
 function run(input: LayoutInput): void {
+  // The same seed the page drew first: the layout moves on from that picture.
   const seeded = seedPositions(input.communities, input.sizes);
-  // The seed goes out first, so the page can draw every node before the first tick.
-  send({ type: 'positions', xy: seeded.slice(), tick: 0, done: false });
   const centre = new Map<number, { x: number; y: number; n: number }>();
   const nodes: Node[] = [];
   for (let i = 0; i < input.communities.length; i += 1) {

@@ -1,5 +1,6 @@
 import type { LayoutInput, LayoutOutput } from './protocol';
 import type { Renderer } from './renderer';
+import { seedPositions } from './seed';
 
 /** GET /v1/graph: nodes with their community, edges merged per node pair, communities by size. */
 export interface GraphAnswer {
@@ -29,6 +30,8 @@ export function startLayout(graph: GraphAnswer, renderer: Renderer, report: (s: 
   const radius = Float32Array.from(graph.nodes, (n) => 2 + Math.min(6, Math.sqrt(n.degree)));
   const sizes = graph.communities.map((c) => c.size);
   renderer.setData({ communities, links, radius, isolates: graph.isolates });
+  // The seed is drawn from this thread at once: the first frame does not wait for the worker to start.
+  renderer.setPositions(seedPositions(communities, sizes));
 
   const state: StageState = { tick: 0, done: false, drawn: 0, firstFrameMs: 0 };
   renderer.onFrame((drawn) => {

@@ -29,17 +29,21 @@ const graphSchema = z
 
 /** One drawn edge per node pair: parallel and reverse ties merged, their weights summed. */
 function pairEdges(edges: readonly ViewEdge[]) {
-  const pairs = new Map<string, { source: string; target: string; weight: number; relations: Set<string> }>();
+  const pairs = new Map<string, { source: string; target: string; weight: number; relations: string[] }>();
   for (const e of edges) {
     if (e.source === e.target) continue;
     const [source, target] = e.source < e.target ? [e.source, e.target] : [e.target, e.source];
-    const key = JSON.stringify([source, target]);
-    const pair = pairs.get(key) ?? { source, target, weight: 0, relations: new Set<string>() };
-    pair.weight += e.weight;
-    pair.relations.add(e.relation);
-    pairs.set(key, pair);
+    const key = `${source}\u0000${target}`;
+    const pair = pairs.get(key);
+    if (!pair) pairs.set(key, { source, target, weight: e.weight, relations: [e.relation] });
+    else {
+      pair.weight += e.weight;
+      if (!pair.relations.includes(e.relation)) pair.relations.push(e.relation);
+    }
   }
-  return [...pairs.values()].map((p) => ({ ...p, relations: [...p.relations].sort() }));
+  const merged = [...pairs.values()];
+  for (const p of merged) if (p.relations.length > 1) p.relations.sort();
+  return merged;
 }
 
 /** Labels each community with its most connected node's value. */
