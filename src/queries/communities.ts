@@ -46,25 +46,27 @@ function seeded(seed: number): () => number {
  */
 export function louvainCommunities(nodes: readonly string[], ties: readonly WeightedTie[], options: CommunityOptions = {}): Communities {
   const known = new Set(nodes);
-  // Parallel and reverse ties summed per sorted pair first: one edge each, built in one pass.
-  const pairs = new Map<string, { a: string; b: string; weight: number }>();
+  // Louvain visits nodes and edges in insertion order: both go in sorted, so the input order does
+  // not matter. A node's rank in key order stands for it, so a pair is one number.
+  const sorted = [...known].sort();
+  const rank = new Map(sorted.map((key, i) => [key, i]));
+  const n = sorted.length;
+  // Parallel and reverse ties summed per pair: one undirected edge each.
+  const pairs = new Map<number, number>();
   for (const tie of ties) {
-    if (tie.source === tie.target || !known.has(tie.source) || !known.has(tie.target) || !(tie.weight > 0)) continue;
-    const [a, b] = tie.source < tie.target ? [tie.source, tie.target] : [tie.target, tie.source];
-    const key = `${a}\u0000${b}`;
-    const pair = pairs.get(key);
-    if (pair) pair.weight += tie.weight;
-    else pairs.set(key, { a, b, weight: tie.weight });
+    const s = rank.get(tie.source);
+    const t = rank.get(tie.target);
+    if (s === undefined || t === undefined || s === t || !(tie.weight > 0)) continue;
+    const pair = s < t ? s * n + t : t * n + s;
+    pairs.set(pair, (pairs.get(pair) ?? 0) + tie.weight);
   }
-  // Louvain visits nodes and edges in insertion order: inserted sorted, so the input order does not matter.
-  const tied = new Set<string>();
-  for (const { a, b } of pairs.values()) tied.add(a).add(b);
+  const order = [...pairs.keys()].sort((x, y) => x - y);
+  const tied = new Uint8Array(n);
+  for (const pair of order) tied[Math.floor(pair / n)] = tied[pair % n] = 1;
   const ordered = new UndirectedGraph<Record<string, never>, { weight: number }>();
-  for (const key of [...tied].sort()) ordered.addNode(key);
-  for (const key of [...pairs.keys()].sort()) {
-    const { a, b, weight } = pairs.get(key)!;
-    ordered.addUndirectedEdge(a, b, { weight });
-  }
+  sorted.forEach((key, i) => tied[i] && ordered.addNode(key));
+  // Keyed by insertion index: graphology's own key generator costs more than the grouping at this size.
+  order.forEach((pair, i) => ordered.addUndirectedEdgeWithKey(i, sorted[Math.floor(pair / n)] as string, sorted[pair % n] as string, { weight: pairs.get(pair) ?? 0 }));
 
   const found = ordered.order === 0
     ? { communities: {} as Record<string, number>, modularity: 0 }
