@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { followJob, get, post, type Job } from '../api';
 import { useAction, useLoad } from '../ui/async';
-import { ErrorNote, Json, Loading, Section, Select, Status, when } from '../ui/parts';
+import { ErrorNote, Json, Loading, Section, Select, Status } from '../ui/parts';
+import { LifecyclePanels } from './status-lifecycle';
 
 interface Building { generation: number; checkpoint: number }
 interface ProjectionStatus { name: string; version: number; generation: number; checkpoint: number; building: Building | null }
@@ -15,7 +16,6 @@ interface StoreStatus {
   memories: { active: number; all: number };
   [k: string]: unknown;
 }
-interface LogEvent { globalPosition: number; type: string; data: Record<string, unknown>; metadata: { occurredAt: string; actor: string } }
 
 const known = new Set(['headPosition', 'projections', 'vectors', 'graphVectors', 'maintenance', 'memories']);
 
@@ -70,10 +70,9 @@ function Rebuild({ projections, onProgress }: { projections: string[]; onProgres
   );
 }
 
-/** The store's state: log head, projections with lag and live rebuild progress, maintenance, backups. */
+/** The store's state: log head, projections with lag and live rebuild progress, maintenance, lifecycle, backups. */
 export function StatusPage() {
   const status = useLoad(() => get<StoreStatus>('/v1/status'), []);
-  const backups = useLoad(() => get<{ events: LogEvent[] }>('/v1/events', { stream: 'system-backups', limit: 50 }), []);
   // Refreshed every two seconds while the page is open: rebuilds and maintenance move on their own.
   useEffect(() => {
     const timer = setInterval(status.reload, 2000);
@@ -98,17 +97,10 @@ export function StatusPage() {
           </Section>
           <Section title="Projections"><ProjectionRows status={s} /></Section>
           <Rebuild projections={s.projections.map((p) => p.name)} onProgress={status.reload} />
-          {Object.keys(extra).length ? <Section title="Lifecycle and more"><Json value={extra} label="Other status" /></Section> : null}
+          {Object.keys(extra).length ? <Section title="More status"><Json value={extra} label="Other status" /></Section> : null}
         </>
       ) : null}
-      <Section title="Backups">
-        <ErrorNote error={backups.error} />
-        {backups.data?.events.length ? (
-          <ul data-testid="backups">
-            {backups.data.events.map((e) => <li key={e.globalPosition}>#{e.globalPosition} {when(e.metadata.occurredAt)} · {String(e.data.path ?? e.data.file ?? '')} <span class="muted">by {e.metadata.actor}</span></li>)}
-          </ul>
-        ) : <p class="muted">No backup recorded in the log.</p>}
-      </Section>
+      <LifecyclePanels />
     </>
   );
 }
