@@ -234,7 +234,7 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Take backup' }).click();
     await until(() => page.getByTestId('backups').locator('tbody tr').count()).toBe(1);
     expect(await page.getByTestId('backups').locator('tbody tr').textContent()).toContain(target);
-    await shoot(page, 'status');
+    await shoot(page, 'status', { fullPage: true });
     // A console error for the refused backup's 400 is the browser's own network line, not the page's.
     expect(page.errors.filter((e) => !e.includes('400 (Bad Request)'))).toEqual([]);
     await page.close();

@@ -83,8 +83,8 @@ export async function serve(dataDir: string): Promise<Served> {
 }
 
 /** Writes a screenshot of the page under test-results/dashboard/. */
-export async function shoot(page: Page, name: string): Promise<string> {
+export async function shoot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   const path = join(screenshotDir, `${name}.png`);
-  await page.screenshot({ path });
+  await page.screenshot({ path, ...options });
   return path;
 }
