@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
-import { checkImportSize } from '../../replay/transfer/parse.js';
 import { oneOf, required, str, type Command, type Handler } from './args.js';
 import { opt } from './options.js';
 
@@ -21,6 +20,7 @@ const importFile: Handler = async (engine, inv, out) => {
   if (!existsSync(file)) throw new ValidationError('file', `${file} does not exist`);
   if (!statSync(file).isFile()) throw new ValidationError('file', `${file} is not a file`);
   // The size limit is checked on the file itself, before a byte of it is read.
+  const { checkImportSize } = await import('../../replay/transfer/parse.js');
   checkImportSize(statSync(file).size);
   const format = formatFlag(str(inv, 'format'));
   const input = { content: readFileSync(file), source: basename(file), ...(format ? { format } : {}) };

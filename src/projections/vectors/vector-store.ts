@@ -59,10 +59,14 @@ export function createVectorStore(options: VectorStoreOptions) {
   let liveFingerprint = opened.fingerprint;
   let flushTimer: NodeJS.Timeout | null = null;
 
+  // What the snapshot on disk holds: a close with nothing new writes nothing (a read-only CLI call
+  // would otherwise rewrite and fsync the whole index every time).
+  let persisted = { generation: live.generation, checkpoint: live.checkpoint };
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
       writeSnapshot(fileOf(gen.generation), snapshot);
+      persisted = { generation: gen.generation, checkpoint: gen.checkpoint };
       const row = generations.get(projectionName, gen.generation);
       if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
     });
@@ -152,7 +156,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
       await catchingUp;
-      await persist(live);
+      if (live.generation !== persisted.generation || live.checkpoint !== persisted.checkpoint) await persist(live);
       await executor.idle();
     },
   };
