@@ -4,6 +4,7 @@ import type { ReplayTurn } from '../../replay/session-replay.js';
 import { integer, naturalNumber, oneOf, parsePosition, position, str, type Command, type Handler } from './args.js';
 import { opt, subjectOptions } from './options.js';
 import { verifyFailedExitCode } from './exit-codes.js';
+import { checkOutputTarget } from './paths.js';
 
 const formatFlag = (value: string | undefined): ExportFormat | undefined => {
   if (value === undefined || value === 'jsonl' || value === 'csv' || value === 'both') return value;
@@ -48,6 +49,7 @@ const complianceExport: Handler = async (engine, inv, out) => {
   }
   const dir = str(inv, 'out');
   if (!dir) throw new ValidationError('out', 'is required: the directory to write the export to');
+  checkOutputTarget('out', dir, 'dir');
   const subject = { user: str(inv, 'user'), session: str(inv, 'session'), persona: str(inv, 'persona'), all: inv.flags.all === true };
   const format = formatFlag(str(inv, 'format'));
   const manifest = await engine.complianceExport(subject, { dir, ...(format ? { format } : {}) });

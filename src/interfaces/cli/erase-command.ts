@@ -2,6 +2,7 @@ import { ValidationError } from '../../events/errors.js';
 import type { MemoryEngine } from '../../engine/engine.js';
 import type { Invocation } from './args.js';
 import type { Output } from './output.js';
+import { checkOutputTarget } from './paths.js';
 
 const kinds = ['user', 'session', 'persona'] as const;
 
@@ -28,6 +29,7 @@ export async function erase(engine: MemoryEngine, inv: Invocation, out: Output):
 export async function backup(engine: MemoryEngine, inv: Invocation, out: Output): Promise<void> {
   const path = inv.positionals[0];
   if (path === undefined || path.length === 0) throw new ValidationError('path', 'is required');
+  checkOutputTarget('path', path, 'file');
   const receipt = await engine.backup(path);
   out.print(receipt, () => `backup ${receipt.backupId}: ${receipt.bytes} bytes to ${receipt.path} at position ${receipt.position}, sha256 ${receipt.sha256}`);
 }

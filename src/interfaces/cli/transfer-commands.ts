@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
 import { oneOf, required, str, type Command, type Handler } from './args.js';
 import { opt } from './options.js';
+import { checkOutputTarget } from './paths.js';
 
 const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
   if (value === undefined || value === 'json' || value === 'csv') return value;
@@ -11,6 +12,7 @@ const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
 
 const importFile: Handler = async (engine, inv, out) => {
   const rollback = str(inv, 'rollback');
+  if (rollback !== undefined && inv.positionals.length > 0) throw new ValidationError('rollback', 'give a file to import or --rollback, not both');
   if (rollback !== undefined) {
     const undone = await engine.rollbackImport(rollback);
     out.print(undone, () => `import ${undone.importId} rolled back: ${undone.forgotten.length} memories forgotten`);
@@ -51,6 +53,7 @@ const exportFile: Handler = async (engine, inv, out) => {
     else process.stdout.write(content);
     return;
   }
+  checkOutputTarget('out', target, 'file');
   writeFileSync(target, content);
   out.print({ file: target, format, bytes: Buffer.byteLength(content) }, () => `exported to ${target} (${format}, ${Buffer.byteLength(content)} bytes)`);
 };
