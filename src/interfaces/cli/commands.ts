@@ -1,6 +1,7 @@
 import { ValidationError } from '../../events/errors.js';
 import { integer, list, number, position, required, str, type Command, type Handler } from './args.js';
 import { opt, recallScope, subjectOptions } from './options.js';
+import { rebuildProgress, withProgress } from './progress.js';
 import { conversationCommands } from './conversation-commands.js';
 import { backup, erase } from './erase-command.js';
 import { clip, screenWidth, shortIds, shortTime, table } from './output.js';
@@ -92,7 +93,8 @@ const rebuild: Handler = async (engine, inv, out) => {
   const name = required(inv, 0, 'projection');
   const known = engine.runner.status().map((p) => p.name);
   if (!known.includes(name)) throw new ValidationError('projection', `unknown projection ${name}; known: ${known.join(', ')}`);
-  const result = await engine.runner.rebuild(name, 'requested from the command line');
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, `rebuilding ${name}`, progress, () => engine.runner.rebuild(name, 'requested from the command line'));
   out.print(result, () => `rebuilt ${result.projection} as generation ${result.generation} up to ${result.position}\ndigest ${result.digest}`);
 };
 
@@ -127,15 +129,19 @@ const search: Handler = async (engine, inv, out) => {
 };
 
 const rebuildIndex: Handler = async (engine, _inv, out) => {
-  const result = await engine.maintenance.rebuildIndex();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, 'rebuilding the indexes', progress, () => engine.maintenance.rebuildIndex());
   const line = (what: string, r: VectorRebuildResult | null) =>
     r ? `${what}: ${r.status}, generation ${r.generation}, ${r.size} vectors, ${r.pending} pending` : `${what}: not rebuilt`;
   out.print(result, () => [line('vector index', result.vectors), line('graph entry vectors', result.graphVectors)].join('\n'));
 };
 
 const rebuildGraph: Handler = async (engine, _inv, out) => {
-  const results = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested');
-  const vectors = await engine.maintenance.rebuildGraphVectors();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const { results, vectors } = await withProgress(out, 'rebuilding the graph', progress, async () => ({
+    results: await engine.runner.rebuildAll(['graph', 'atoms'], 'requested'),
+    vectors: await engine.maintenance.rebuildGraphVectors(),
+  }));
   out.print({ projections: results, graphVectors: vectors }, () =>
     [
       ...results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`),
