@@ -71,5 +71,6 @@ describe('CLI argument fuzz (fault suite)', () => {
     );
     process.stderr.write(`cli fuzz: ${runs} runs, ${findings.length} failures, exit codes ${JSON.stringify(codes)}\n`);
     expect(findings).toEqual([]);
-  });
+    // Each run is a process start (the engine opens for good lines): up to seconds each on a loaded machine.
+  }, runs * 10_000);
 });
