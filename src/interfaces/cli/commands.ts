@@ -12,6 +12,7 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
@@ -25,6 +26,9 @@ const status: Handler = async (engine, _inv, out) => {
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
       `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
+      ...[...s.vectors.setAside, ...s.graphVectors.setAside].map(
+        (a) => `snapshot set aside: ${a.file} -> ${a.movedTo ?? '(not moved)'} at ${a.at}, rebuilt from the log: ${a.reason}`,
+      ),
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
@@ -102,7 +106,11 @@ const start: Handler = async (engine, inv, out) => {
   // Until the server exists, the main job is to open the store, bring every projection up to the
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
-  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up, indexes checked');
+  const { repaired } = engine.maintenance.status();
+  out.json ||
+    out.print(null, () =>
+      ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
+    );
   await status(engine, inv, out);
 };
 
@@ -178,7 +186,7 @@ export const commands: Readonly<Record<string, Command>> = {
     summary: "destroy a subject's key: its content reads as erased (ADR 19)",
     options: [...subjectOptions, opt.reason],
   },
-  backup: { run: backup, summary: 'copy the store file while it runs', args: ['<path>'] },
+  backup: { run: backup, summary: 'copy the store file while it runs (never into the data dir)', args: ['<path>'], options: [opt.force] },
   verify: {
     run: verify,
     summary: "check the log's hash chain and every projection against a replay (exit 3 on a finding)",
@@ -189,4 +197,5 @@ export const commands: Readonly<Record<string, Command>> = {
   ...transferCommands,
   ...conversationCommands,
   ...complianceCommands,
+  ...keysCommands,
 };

@@ -37,6 +37,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       return exitCodes.ok;
     }
     json = line.flags.json === true;
+    // A few modes need no store, and must not open one (verifying someone else's export).
+    const bare = line.command.bare?.({ positionals: line.positionals, flags: line.flags }, createOutput(json));
+    if (bare) return (await bare) ?? exitCodes.ok;
     const { loadConfig } = await import('../../engine/config.js');
     const dataDir = line.flags['data-dir'];
     const config = loadConfig({

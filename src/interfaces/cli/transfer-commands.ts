@@ -1,9 +1,8 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
 import { oneOf, required, str, type Command, type Handler } from './args.js';
 import { opt } from './options.js';
-import { checkOutputTarget } from './paths.js';
 import { withProgress } from './progress.js';
 
 const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
@@ -50,17 +49,17 @@ const exportFile: Handler = async (engine, inv, out) => {
   const format = formatFlag(str(inv, 'format')) ?? 'json';
   const session = str(inv, 'session');
   const user = str(inv, 'user');
-  const content = engine.exportMemories({ format, ...(session ? { sessionId: session } : {}), ...(user ? { userId: user } : {}) });
+  const options = { format, ...(session ? { sessionId: session } : {}), ...(user ? { userId: user } : {}) };
   const target = str(inv, 'out');
   if (target === undefined) {
+    const content = engine.exportMemories(options);
     // --json keeps its promise of one object; otherwise the export itself is the output.
     if (out.json) out.print({ format, bytes: Buffer.byteLength(content), content }, () => content);
     else process.stdout.write(content);
     return;
   }
-  checkOutputTarget('out', target, 'file');
-  writeFileSync(target, content);
-  out.print({ file: target, format, bytes: Buffer.byteLength(content) }, () => `exported to ${target} (${format}, ${Buffer.byteLength(content)} bytes)`);
+  const written = await engine.exportMemoriesToFile(target, { ...options, force: inv.flags.force === true });
+  out.print({ file: written.path, format, bytes: written.bytes }, () => `exported to ${written.path} (${format}, ${written.bytes} bytes)`);
 };
 
 const format = { flags: '--format <format>', description: 'json or csv', value: oneOf('json', 'csv') };
@@ -74,5 +73,5 @@ export const transferCommands: Readonly<Record<string, Command>> = {
     options: [opt.preview, format, { flags: '--rollback <import-id>', description: 'forget what an import wrote' }],
     creates: true,
   },
-  export: { run: exportFile, summary: 'export live memories', options: [format, opt.out, opt.session, opt.user] },
+  export: { run: exportFile, summary: 'export live memories', options: [format, opt.out, opt.force, opt.session, opt.user] },
 };
