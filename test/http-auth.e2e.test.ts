@@ -43,6 +43,7 @@ const attempts: Record<string, Attempt> = {
   complianceManifest: { path: (i) => `/v1/compliance/exports/${i.export}`, expect: 'denied' },
   complianceFile: { path: (i) => `/v1/compliance/exports/${i.export}/files/records.jsonl`, expect: 'denied' },
   complianceVerify: { path: (i) => `/v1/compliance/exports/${i.export}/verify`, body: () => ({}), expect: 'denied' },
+  publicKey: { path: at('/v1/keys/public'), expect: 'own' },
   status: { path: at('/v1/status'), expect: 'own' },
   verify: { path: at('/v1/verify'), body: () => ({}), expect: 'denied' },
   rebuild: { path: at('/v1/rebuilds'), body: () => ({ target: 'all' }), expect: 'denied' },

@@ -4,12 +4,13 @@ import { idSchema } from '../../../events/metadata.js';
 import { eraseInputSchema } from '../../../engine/erase.js';
 import { engineProjections } from '../../../engine/indexes.js';
 import type { MemoryEngine } from '../../../engine/engine.js';
+import { rebuildProgress } from '../../shared/progress.js';
 import { verifyStore } from '../../../replay/verify.js';
 import { actorOf } from '../../shared/principal.js';
 import { requireUnscoped } from '../../shared/scope.js';
 import type { App, DoorContext } from '../context.js';
 import { errorResponses } from '../errors.js';
-import type { Report } from '../jobs.js';
+import { polled, type Report } from '../jobs.js';
 import { jobSchema, objectSchema } from '../wire.js';
 
 const projectionNames = engineProjections.map((p) => p.name) as [string, ...string[]];
@@ -19,21 +20,8 @@ const rebuildBody = z
   })
   .strict();
 
-/** Runs `work` while copying the maintenance progress (re-embedding, vector rebuilds) into the job. */
-async function withMaintenanceProgress<T>(engine: MemoryEngine, report: Report, step: string, work: () => Promise<T>): Promise<T> {
-  const timer = setInterval(() => {
-    const p = engine.maintenance.status().progress;
-    if (p) report({ done: p.done, total: Math.max(p.total, 1), step });
-  }, 250);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 async function rebuild(engine: MemoryEngine, target: string, report: Report): Promise<unknown> {
-  if (target === 'index') return withMaintenanceProgress(engine, report, 'index', () => engine.maintenance.rebuildIndex());
+  if (target === 'index') return polled(report, 'index', rebuildProgress(engine, await engine.log.headPosition()), () => engine.maintenance.rebuildIndex());
   if (target === 'graph') {
     report({ done: 0, total: 2, step: 'graph and atoms' });
     const projections = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested over http');
@@ -97,13 +85,26 @@ export function adminRoutes(app: App, { engine, jobs }: DoorContext): void {
     schema: { operationId: 'erase', tags: ['admin'], body: eraseInputSchema, response: { 202: jobSchema, ...errorResponses } },
   }, async (req, reply) => {
     requireUnscoped(req.principal, 'an erasure');
-    return accepted(reply, jobs.start('erase', req.principal, () => engine.eraseSubject(req.body, { actor: actorOf('http', req.principal) })));
+    const progress = rebuildProgress(engine, await engine.log.headPosition());
+    return accepted(reply, jobs.start('erase', req.principal, (report) =>
+      polled(report, 'sealing and rebuilding', progress, () => engine.eraseSubject(req.body, { actor: actorOf('http', req.principal) }))));
   });
 
   app.post('/v1/backups', {
-    schema: { operationId: 'backup', tags: ['admin'], body: z.object({ path: z.string().min(1).max(4096) }).strict(), response: { 200: objectSchema, ...errorResponses } },
+    schema: { operationId: 'backup', tags: ['admin'], body: z.object({ path: z.string().min(1).max(4096), force: z.boolean().optional().describe('Replace an existing file at path') }).strict(), response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => {
     requireUnscoped(req.principal, 'a backup');
-    return engine.backup(req.body.path) as never;
+    return engine.backup(req.body.path, { force: req.body.force === true }) as never;
+  });
+
+  // Public by nature: a scoped caller needs it to check its own signed compliance export.
+  app.get('/v1/keys/public', {
+    schema: {
+      operationId: 'publicKey', tags: ['admin'],
+      response: { 200: z.object({ keyId: z.string(), publicKey: z.string().describe('Ed25519 public key, PEM') }), ...errorResponses },
+    },
+  }, async () => {
+    const { keyId, pem } = engine.publicKey();
+    return { keyId, publicKey: pem };
   });
 }
