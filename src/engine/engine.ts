@@ -4,8 +4,9 @@ import { createSqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { createEmbeddingCache, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
-import { openIndexes } from './indexes.js';
+import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { openIndexes, rebuildVectorIndexes } from './indexes.js';
+import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
 import { takeBackup } from './backup.js';
 import { createErasure } from './erase.js';
@@ -53,12 +54,14 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
   const log = createSqliteEventLog(db);
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
-  const cache = createEmbeddingCache(db);
+  const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'),
   });
   await indexes.catchUp();
+  // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
+  if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
   const access = createAccessBatcher(log, env);
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};

@@ -8,7 +8,7 @@ import type { SqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { idSchema } from '../events/metadata.js';
 import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
-import { contentHash, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import { engineProjections, type Indexes } from './indexes.js';
 import { commandMetadata } from './system-events.js';
 import type { CallContext } from './write-path.js';
@@ -58,7 +58,7 @@ function textsOf(events: readonly RecordedEvent[]): string[] {
  */
 export function createErasure(deps: ErasureDeps) {
   const { db, log, indexes, provider } = deps;
-  const hashOf = (text: string): string => contentHash(truncateForEmbedding(text, provider.maxInputChars));
+  const hashOf = (text: string): string => deps.cache.keyOf(truncateForEmbedding(text, provider.maxInputChars));
 
   return async function eraseSubject(input: unknown, ctx: CallContext = {}): Promise<ErasureReceipt> {
     const { kind, id, reason } = parseOrThrow(eraseInputSchema, input);
