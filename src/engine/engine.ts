@@ -9,7 +9,7 @@ import { openIndexes, rebuildVectorIndexes } from './indexes.js';
 import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
 import { takeBackup } from './backup.js';
-import { createErasure } from './erase.js';
+import { createErasure } from './erase/index.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
 import { createReranker } from '../providers/rerank.js';
@@ -80,12 +80,6 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
       }, 'stream_exists'),
   });
-  const eraseSubject = createErasure({
-    db, log, env, indexes, provider, cache, defaultActor: config.actor, invalidate: () => recall.invalidate(),
-  });
-  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
-  if (options.maintenance !== false) void maintenance.start();
-
   const memories: MemoryWriter & { exists(id: string): boolean } = {
     write: (input) => run('WriteMemory', input, { actor: 'system:summarizer' }),
     forget: (memoryId, reason) =>
@@ -99,6 +93,18 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const summaries = createSummaryRunner({
     store, conversations: indexes.conversations, llm: options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
+  const erasure = createErasure({
+    db, log, env, indexes, provider, cache, defaultActor: config.actor,
+    invalidate: () => {
+      recall.invalidate();
+      store.forgetCached();
+    },
+    quiesce: () => summaries.cancelAll(),
+  });
+  // An erasure a killed process left part-way is finished before anything reads the store.
+  await erasure.resumeErasures();
+  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
+  if (options.maintenance !== false) void maintenance.start();
   let ready = false;
   const conversation = createConversationHooks({
     store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
@@ -120,8 +126,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
-    /** Crypto-shreds a user, session or persona: `{ kind, id, reason }` (ADR 19). */
-    eraseSubject,
+    /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
+    eraseSubject: erasure.eraseSubject,
+    /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
+    previewErasure: erasure.previewErasure,
     /** Copies the whole store to `path` while it runs, and records BackupTaken. */
     backup: (path: string) => takeBackup(db, log, env, config.actor, path),
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */

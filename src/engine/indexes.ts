@@ -83,7 +83,7 @@ export type Indexes = ReturnType<typeof openIndexes>;
  */
 export async function rebuildVectorIndexes(indexes: Pick<Indexes, 'vectors' | 'graphVectors'>): Promise<void> {
   for (const store of [indexes.vectors, indexes.graphVectors]) {
-    const result = await store.rebuild({ maxFailureRatio: 1 });
+    const result = await store.rebuild({ maxFailureRatio: 1, fresh: true });
     if (result.status !== 'completed') throw new Error(`the ${store.feed.name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
   }
 }

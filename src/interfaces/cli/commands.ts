@@ -139,7 +139,7 @@ export const commands: Readonly<Record<string, Command>> = {
   search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
   'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the memory and graph entry vectors' },
   'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph, atom and graph entry vector projections' },
-  erase: { run: erase, usage: 'erase --user U|--session S|--persona P --reason R  destroy the subject\'s key; its content reads as erased' },
+  erase: { run: erase, usage: 'erase --user U|--session S|--persona P (--reason R [--force] | --preview)  destroy the subject\'s key; its content reads as erased' },
   backup: { run: backup, usage: 'backup <path>              copy the store file while it runs' },
   verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
   ...replayCommands,

@@ -29,6 +29,7 @@ const options = {
   format: { type: 'string' },
   out: { type: 'string' },
   preview: { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
   rollback: { type: 'string' },
   to: { type: 'string' },
   'to-position': { type: 'string' },

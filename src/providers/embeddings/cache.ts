@@ -17,6 +17,8 @@ export interface EmbeddingCache {
   putMany(fpKey: string, entries: Iterable<readonly [hash: string, vector: Float32Array]>): void;
   /** Deletes these hashes under every fingerprint (erasure); returns how many rows went. */
   forget(hashes: readonly string[]): number;
+  /** How many rows `forget(hashes)` would delete. */
+  count(hashes: readonly string[]): number;
 }
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -65,6 +67,7 @@ export function createEmbeddingCache(db: SqliteDatabase, secret: Buffer): Embedd
     'INSERT INTO embedding_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (fingerprint, content_hash) DO UPDATE SET vector = excluded.vector',
   );
   const remove = db.prepare<[string]>('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))');
+  const countIn = db.prepare<[string], number>('SELECT count(*) FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').pluck();
   const putAll = db.transaction((fpKey: string, entries: Iterable<readonly [string, Float32Array]>) => {
     for (const [hash, vector] of entries) upsert.run(fpKey, hash, vectorToBuffer(vector));
   });
@@ -94,6 +97,9 @@ export function createEmbeddingCache(db: SqliteDatabase, secret: Buffer): Embedd
     },
     forget(hashes) {
       return hashes.length === 0 ? 0 : remove.run(JSON.stringify(hashes)).changes;
+    },
+    count(hashes) {
+      return hashes.length === 0 ? 0 : (countIn.get(JSON.stringify(hashes)) ?? 0);
     },
   };
 }
