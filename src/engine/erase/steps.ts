@@ -103,11 +103,11 @@ const scrubStoreFile: ErasureStep = {
 export const defaultErasureSteps: readonly ErasureStep[] = [destroyKey, rebuildReadModels, scrubStoreFile];
 
 /**
- * A fault-injection point for the crash tests: when LIVINGMEMORY_ERASURE_PAUSE names this point,
+ * A fault-injection point for the crash tests: when LMEM_TEST_ERASURE_PAUSE names this point,
  * the process says so on stderr and waits to be killed there. Unset (always, but in those tests) it costs nothing.
  */
 export async function pausePoint(point: string): Promise<void> {
-  if (process.env['LIVINGMEMORY_ERASURE_PAUSE'] !== point) return;
+  if (process.env['LMEM_TEST_ERASURE_PAUSE'] !== point) return;
   process.stderr.write(`erasure paused at ${point}\n`);
   await new Promise(() => setInterval(() => undefined, 60_000));
 }
