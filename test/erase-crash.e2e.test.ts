@@ -65,7 +65,7 @@ describe('an erasure killed at any step is finished on the next open, before any
       const killed = await killErase(dataDir, ['--user', 'tina', '--reason', 'asked'], { pauseAt: point });
       expect(killed).toEqual({ ended: 'SIGKILL', stderr: `erasure paused at ${point}\n` });
       expectFinished(dataDir);
-    });
+    }, 180_000);
   }
 
   it('SIGKILL as soon as SubjectErased is in the log (watched from outside, no pause hook)', async () => {
@@ -79,5 +79,5 @@ describe('an erasure killed at any step is finished on the next open, before any
     }
     expect(erasureTrail(dataDir).map((e) => e.type)).not.toContain('ErasureFinished');
     expectFinished(dataDir);
-  });
+  }, 180_000);
 });

@@ -91,5 +91,5 @@ describe('erasure of a user whose host calls the hooks as the README shows', () 
     // The group memory is gone for Bob too: it held Alice's words, and its sources were sealed with it.
     expect(json<Manifest>(['compliance-export', '--user', 'bob', '--out', join(outDir, 'bob-after')]).counts).toMatchObject({ message: 6, memory: 0 });
     expect(JSON.parse(lmem(['export']).stdout)).toMatchObject({ memories: [] });
-  });
+  }, 300_000);
 });
