@@ -18,7 +18,8 @@ describe('event catalog', () => {
       'MemoryForgotten', 'MemoriesConsolidated', 'MemoryEmbeddingFailed', 'MemoryEmbeddingRepaired', 'AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'GraphEntriesLinked',
       'DecayTicked', 'ProviderFingerprintChanged', 'ProjectionRebuildStarted', 'ProjectionRebuildCompleted',
       'ProjectionRebuildFailed', 'BackupTaken',
-      'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased',
+      'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased', 'ErasureStarted',
+      'ErasureStepCompleted', 'ErasureFinished',
       'MemoriesRecalled',
     ];
     expect([...eventTypes].sort()).toEqual(expected.sort());
