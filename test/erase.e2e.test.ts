@@ -1,18 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lmemIn } from './support/erasure-scan.js';
 
-// The compiled CLI, as a user runs it; `npm test` builds dist/ first.
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
 // Outputs go beside the store: nothing may be written inside the data dir (ADR 24).
 const root = mkdtempSync(join(tmpdir(), 'lmem-erase-'));
 const dataDir = join(root, 'store');
-const lmem = (args: string[]) => {
-  const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, LIVINGMEMORY_DATA_DIR: dataDir } });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-};
+const lmem = (args: string[]) => lmemIn(dataDir, args);
 const json = (args: string[]) => JSON.parse(lmem([...args, '--json']).stdout) as Record<string, unknown>;
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
