@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineProjections } from '../src/engine/engine.js';
 import { createGenerationStore } from '../src/projections/generations.js';
@@ -40,6 +40,10 @@ describe('what an erasure reaches', () => {
     const receipt = await engine.eraseSubject({ kind: 'user', id: 'tina', reason: 'asked' });
     expect(receipt.counts.memories).toBe(preview.memories);
     expect(receipt.embeddingsForgotten).toBe(preview.embeddings);
+    // With the store still open, so the WAL (which a close folds into the file and deletes) is scanned too.
+    const openFiles = filesUnder(temp.dir);
+    expect(openFiles.map((f) => basename(f))).toContain('livingmemory.db-wal');
+    expect(markersIn(openFiles, ['zqtina', 'Tina keeps'])).toEqual({});
 
     // Time travel to before the erasure replays the log, where her content now reads as erased.
     const past = await engine.at(before.toString());
