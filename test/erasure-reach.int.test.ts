@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
+import { statSync, truncateSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineProjections } from '../src/engine/engine.js';
 import { createGenerationStore } from '../src/projections/generations.js';
 import { createGenerationWriter } from '../src/projections/apply.js';
 import { keyedContentHash } from '../src/providers/embeddings/index.js';
-import { filesUnder, markersIn } from './support/erasure-scan.js';
+import { filesHolding, filesUnder, markersIn } from './support/erasure-scan.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 
 let temp: ReturnType<typeof tempDir> | undefined;
@@ -61,7 +62,7 @@ describe('what an erasure reaches', () => {
     // The shared text's cached embedding stays (Omar's memory has it); every other text of hers is gone from the cache.
     const db = new Database(join(temp.dir, 'livingmemory.db'), { readonly: true });
     try {
-      const keyOf = keyedContentHash(db.prepare("SELECT value FROM store_secrets WHERE name = 'embedding-cache-hmac'").pluck().get() as Buffer);
+      const keyOf = cacheKeyOf(db);
       const keys = new Set(db.prepare('SELECT content_hash FROM embedding_cache').pluck().all() as string[]);
       expect(keys.has(keyOf(shared))).toBe(true);
       for (const text of ['Tina keeps zqtinaown in a violin case', 'Tina keeps zqtinaupdated in a violin case', 'Tina imported zqtinaimport about violin']) {
@@ -96,4 +97,43 @@ describe('what an erasure reaches', () => {
     await engine.close();
     expect(markersIn(filesUnder(temp.dir), ['zqtinashadow'])).toEqual({});
   });
+
+  it('deletes a damaged snapshot set aside on open, which still held the erased memory vector', async () => {
+    temp = tempDir();
+    const text = 'Tina hides zqtinavector under the floor';
+    let engine = await openTestEngine(temp.dir);
+    await engine.writeMemory({ text, userId: 'tina' });
+    await engine.writeMemory({ text: 'Omar keeps his bicycle in the hall', userId: 'omar' });
+    await engine.close();
+    const vector = cachedVector(join(temp.dir, 'livingmemory.db'), text);
+    // A damaged snapshot, as a disk error leaves it: cut short, every vector but the last bytes still in it.
+    const snap = filesUnder(join(temp.dir, 'vectors')).find((f) => /\/vectors-g\d+\.snap$/.test(f)) as string;
+    truncateSync(snap, statSync(snap).size - 8);
+
+    engine = await openTestEngine(temp.dir);
+    const [setAside] = (await engine.status()).vectors.setAside;
+    expect(setAside?.movedTo).toMatch(/\.damaged-1$/);
+    expect(filesHolding(filesUnder(temp.dir), [vector]).map((f) => basename(f))).toContain(setAside?.movedTo);
+    await engine.eraseSubject({ kind: 'user', id: 'tina', reason: 'asked' });
+    expect((await engine.status()).vectors.setAside[0]?.reason).toMatch(/deleted by an erasure/);
+    await engine.close();
+    const files = filesUnder(temp.dir);
+    expect(files.filter((f) => f.includes('.damaged-'))).toEqual([]);
+    expect(filesHolding(files, [vector])).toEqual([]);
+  });
 });
+
+/** The store's embedding cache key of a text (the HMAC under its secret). */
+const cacheKeyOf = (db: Database.Database): ((text: string) => string) =>
+  keyedContentHash(db.prepare("SELECT value FROM store_secrets WHERE name = 'embedding-cache-hmac'").pluck().get() as Buffer);
+
+/** The bytes of a text's cached embedding, as the vector index stores them too. */
+function cachedVector(file: string, text: string): Buffer {
+  const db = new Database(file, { readonly: true });
+  try {
+    const keyOf = cacheKeyOf(db);
+    return db.prepare('SELECT vector FROM embedding_cache WHERE content_hash = ?').pluck().get(keyOf(text)) as Buffer;
+  } finally {
+    db.close();
+  }
+}

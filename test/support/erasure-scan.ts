@@ -28,13 +28,19 @@ export function filesUnder(dir: string): string[] {
   });
 }
 
+/** The files whose bytes hold any of `needles` (a text's encodings, a vector's bytes). */
+export function filesHolding(paths: readonly string[], needles: readonly Buffer[]): string[] {
+  return paths.filter((path) => {
+    const bytes = readFileSync(path);
+    return needles.some((n) => bytes.includes(n));
+  });
+}
+
 /** For each marker, the files whose bytes hold it (UTF-8, and UTF-16LE as SQLite could store text). */
 export function markersIn(paths: readonly string[], markers: readonly string[]): Record<string, string[]> {
-  const blobs = paths.map((path) => ({ path, bytes: readFileSync(path) }));
   const found: Record<string, string[]> = {};
   for (const marker of markers) {
-    const needles = [Buffer.from(marker, 'utf8'), Buffer.from(marker, 'utf16le')];
-    const hits = blobs.filter((b) => needles.some((n) => b.bytes.includes(n))).map((b) => b.path);
+    const hits = filesHolding(paths, [Buffer.from(marker, 'utf8'), Buffer.from(marker, 'utf16le')]);
     if (hits.length > 0) found[marker] = hits;
   }
   return found;

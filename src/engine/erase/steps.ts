@@ -72,6 +72,7 @@ const destroyKey: ErasureStep = {
  * Every read model replayed from the log, where the content now reads as erased: a rebuild is a
  * replay, so the live models equal a fresh replay by construction. `fresh`: a shadow generation a
  * killed rebuild left from before the key's destruction may hold the plaintext, so it is dropped.
+ * Damaged snapshots set aside on an open (ADR 24) hold the vectors of their time: deleted too.
  */
 const rebuildReadModels: ErasureStep = {
   name: 'rebuild-read-models',
@@ -80,6 +81,7 @@ const rebuildReadModels: ErasureStep = {
     await deps.indexes.runner.rebuildAll(engineProjections.map((p) => p.name), `subject ${process.subject.kind} erased`, { fresh: true });
     await pausePoint('rebuild-read-models:midway');
     await rebuildVectorIndexes(deps.indexes);
+    for (const store of [deps.indexes.vectors, deps.indexes.graphVectors]) store.shredSetAsides();
     await deps.indexes.catchUp();
     deps.invalidate();
   },
