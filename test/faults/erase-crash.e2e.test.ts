@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
-import { createMemoryEngine } from '../src/engine/engine.js';
-import { erasureTrail, killErase, logHas } from './support/erase-crash.js';
-import { filesUnder, lmemIn, markersIn } from './support/erasure-scan.js';
+import { loadConfig } from '../../src/engine/config.js';
+import { createMemoryEngine } from '../../src/engine/engine.js';
+import { erasureTrail, killErase, logHas } from '../support/erase-crash.js';
+import { filesUnder, lmemIn, markersIn } from '../support/erasure-scan.js';
 
+// Issue 11's fault suite, erasure part: a real `lmem erase` SIGKILLed at every step of the process.
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
