@@ -72,8 +72,20 @@ const calls: Record<string, Call> = {
       expect((await d.call('POST', '/v1/backups', { body: { path: `${s.dir}-backup.db`, force: true } })).status).toBe(200);
     },
   },
-  previewErasure: { body: () => ({ kind: 'user', id: 'u1' }), status: 200, then: (b) => expect(b.sealedEvents).toBeGreaterThan(0) },
-  erase: { body: () => ({ kind: 'user', id: 'u1', reason: 'test' }), status: 202, then: async (b, _s, d) => expect((await waitForJob(d, b.jobId)).state).toBe('succeeded') },
+  previewErasure: {
+    body: () => ({ kind: 'user', id: 'u1' }), status: 200,
+    then: (b) => { expect(b.sealedEvents).toBeGreaterThan(0); expect(b.memories).toBeGreaterThanOrEqual(1); expect(b.messages).toBeGreaterThanOrEqual(2); expect(b.byType.MemoryWritten).toBe(b.memories); },
+  },
+  erase: {
+    body: () => ({ kind: 'user', id: 'u1', reason: 'test' }), status: 202,
+    then: async (b, _s, d) => {
+      expect((await waitForJob(d, b.jobId)).state).toBe('succeeded');
+      // Again: nothing is left to erase, refused before a job starts unless forced.
+      expect(await d.call('POST', '/v1/erasures', { body: { kind: 'user', id: 'u1', reason: 'again' } })).toMatchObject({ status: 400, body: { field: 'user', code: 'invalid' } });
+      const forced = await d.call('POST', '/v1/erasures', { body: { kind: 'user', id: 'u1', reason: 'again', force: true } });
+      expect((await waitForJob(d, forced.body.jobId)).state).toBe('succeeded');
+    },
+  },
 };
 
 describe('the REST API and its OpenAPI document', () => {

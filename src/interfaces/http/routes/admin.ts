@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { erasableSubjectKindSchema } from '../../../events/erasure.js';
-import { idSchema } from '../../../events/metadata.js';
-import { eraseInputSchema } from '../../../engine/erase.js';
+import { ValidationError } from '../../../events/errors.js';
+import { eraseInputSchema, erasePreviewSchema } from '../../../engine/erase/index.js';
 import { engineProjections } from '../../../engine/indexes.js';
 import type { MemoryEngine } from '../../../engine/engine.js';
 import { rebuildProgress } from '../../shared/progress.js';
@@ -70,21 +69,26 @@ export function adminRoutes(app: App, { engine, jobs }: DoorContext): void {
 
   app.post('/v1/erasures/preview', {
     schema: {
-      operationId: 'previewErasure', tags: ['admin'], body: z.object({ kind: erasableSubjectKindSchema, id: idSchema }).strict(),
-      response: { 200: objectSchema, ...errorResponses },
+      operationId: 'previewErasure', tags: ['admin'], body: erasePreviewSchema,
+      response: { 200: objectSchema.describe('What the erasure would shred (the engine\'s reach: events, messages, memories, derived memories, atoms, graph entries, embeddings), the sealed events by type'), ...errorResponses },
     },
   }, async (req) => {
     requireUnscoped(req.principal, 'an erasure');
-    const events = await engine.log.sealedEvents(req.body);
+    const reach = await engine.previewErasure(req.body);
     const byType: Record<string, number> = {};
-    for (const e of events) byType[e.type] = (byType[e.type] ?? 0) + 1;
-    return { subject: req.body, sealedEvents: events.length, byType } as never;
+    for (const e of await engine.log.sealedEvents(req.body)) byType[e.type] = (byType[e.type] ?? 0) + 1;
+    return { subject: req.body, ...reach, sealedEvents: reach.events, byType } as never;
   });
 
   app.post('/v1/erasures', {
     schema: { operationId: 'erase', tags: ['admin'], body: eraseInputSchema, response: { 202: jobSchema, ...errorResponses } },
   }, async (req, reply) => {
     requireUnscoped(req.principal, 'an erasure');
+    // A subject with nothing sealed is refused at once (400), before a job exists; the engine checks again.
+    const { kind, id, force } = req.body;
+    if (!force && (await engine.previewErasure({ kind, id })).events === 0) {
+      throw new ValidationError(kind, `no data of ${kind} ${id} to erase (never seen, or erased already); force: true records an erasure anyway`);
+    }
     const progress = rebuildProgress(engine, await engine.log.headPosition());
     return accepted(reply, jobs.start('erase', req.principal, (report) =>
       polled(report, 'sealing and rebuilding', progress, () => engine.eraseSubject(req.body, { actor: actorOf('http', req.principal) }))));
