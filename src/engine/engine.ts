@@ -64,10 +64,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
+  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
-  const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
+  const transfer = createTransfer({
+    log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
+  });
   const maintenance = createMaintenance({
     db, indexes, provider, cache,
     recordRepaired: (memoryId) =>
@@ -99,7 +101,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   let ready = false;
   const conversation = createConversationHooks({
     store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
-    config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
+    config: config.conversation, limits: config.limits, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
   await summaries.recoverInterrupted();
   ready = true;
