@@ -1,11 +1,18 @@
-import { list, number, position, required, str, type Command, type Handler } from './args.js';
+import { ValidationError } from '../../events/errors.js';
+import { integer, list, number, position, required, str, type Command, type Handler } from './args.js';
+import { opt, recallScope, subjectOptions } from './options.js';
+import { rebuildProgress, withProgress } from './progress.js';
 import { conversationCommands } from './conversation-commands.js';
 import { backup, erase } from './erase-command.js';
-import { table } from './output.js';
+import { clip, screenWidth, shortIds, shortTime, table } from './output.js';
+import { describeEvent } from '../../replay/describe.js';
+import type { RecordedEvent } from '../../events/log/event-log.js';
+import { memoryCommands } from './memory-commands.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
@@ -19,6 +26,9 @@ const status: Handler = async (engine, _inv, out) => {
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
       `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
+      ...[...s.vectors.setAside, ...s.graphVectors.setAside].map(
+        (a) => `snapshot set aside: ${a.file} -> ${a.movedTo ?? '(not moved)'} at ${a.at}, rebuilt from the log: ${a.reason}`,
+      ),
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
@@ -49,16 +59,9 @@ const add: Handler = async (engine, inv, out) => {
   out.print(receipt, () => `written ${receipt.memoryId} at position ${receipt.position}`);
 };
 
-const forget: Handler = async (engine, inv, out) => {
-  const receipt = await engine.forgetMemory(required(inv, 0, 'memory-id'), str(inv, 'reason'));
-  out.print(receipt, () =>
-    receipt.position === null ? `${receipt.memoryId} was already forgotten` : `forgot ${receipt.memoryId} at position ${receipt.position}`,
-  );
-};
-
 const events: Handler = async (engine, inv, out) => {
   const stream = str(inv, 'stream');
-  const tail = number(inv, 'tail') ?? 20;
+  const tail = integer(inv, 'tail', 1) ?? 20;
   const from = position(inv, 'from');
   let found;
   if (stream) found = await engine.log.readStream(stream);
@@ -70,15 +73,32 @@ const events: Handler = async (engine, inv, out) => {
   out.print(found, () =>
     found.length === 0
       ? 'no events'
-      : table([
-          ['position', 'stream', 'rev', 'type', 'occurred at', 'actor'],
-          ...found.map((e) => [e.globalPosition, e.streamId, e.streamRevision, e.type, e.metadata.occurredAt, e.metadata.actor]),
-        ]),
+      : table(
+          [
+            // Revisions, ids and times in full are in --json; the table keeps to the screen width.
+            ['pos', 'time', 'stream', 'type', 'actor', 'what'],
+            ...found.map((e) => [e.globalPosition, shortTime(e.metadata.occurredAt).slice(0, 16), shortIds(e.streamId), e.type, clip(e.metadata.actor, 16), summarize(e)]),
+          ],
+          screenWidth,
+        ),
   );
 };
 
+/** What an event did, in one line; an event without a description shows its data. */
+function summarize(event: RecordedEvent): string {
+  try {
+    return shortIds(describeEvent(event, ''));
+  } catch {
+    return shortIds(JSON.stringify(event.data));
+  }
+}
+
 const rebuild: Handler = async (engine, inv, out) => {
-  const result = await engine.runner.rebuild(required(inv, 0, 'projection'), 'requested from the command line');
+  const name = required(inv, 0, 'projection');
+  const known = engine.runner.status().map((p) => p.name);
+  if (!known.includes(name)) throw new ValidationError('projection', `unknown projection ${name}; known: ${known.join(', ')}`);
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, `rebuilding ${name}`, progress, () => engine.runner.rebuild(name, 'requested from the command line'));
   out.print(result, () => `rebuilt ${result.projection} as generation ${result.generation} up to ${result.position}\ndigest ${result.digest}`);
 };
 
@@ -86,15 +106,19 @@ const start: Handler = async (engine, inv, out) => {
   // Until the server exists, the main job is to open the store, bring every projection up to the
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
-  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up, indexes checked');
+  const { repaired } = engine.maintenance.status();
+  out.json ||
+    out.print(null, () =>
+      ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
+    );
   await status(engine, inv, out);
 };
 
 const search: Handler = async (engine, inv, out) => {
-  const topK = number(inv, 'top-k');
+  const topK = integer(inv, 'top-k', 1);
   const answer = await engine.recall({
     query: required(inv, 0, 'query'),
-    scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+    scope: recallScope(inv),
     ...(topK === undefined ? {} : { topK }),
     explain: inv.flags.explain === true,
   });
@@ -113,15 +137,19 @@ const search: Handler = async (engine, inv, out) => {
 };
 
 const rebuildIndex: Handler = async (engine, _inv, out) => {
-  const result = await engine.maintenance.rebuildIndex();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, 'rebuilding the indexes', progress, () => engine.maintenance.rebuildIndex());
   const line = (what: string, r: VectorRebuildResult | null) =>
     r ? `${what}: ${r.status}, generation ${r.generation}, ${r.size} vectors, ${r.pending} pending` : `${what}: not rebuilt`;
   out.print(result, () => [line('vector index', result.vectors), line('graph entry vectors', result.graphVectors)].join('\n'));
 };
 
 const rebuildGraph: Handler = async (engine, _inv, out) => {
-  const results = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested');
-  const vectors = await engine.maintenance.rebuildGraphVectors();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const { results, vectors } = await withProgress(out, 'rebuilding the graph', progress, async () => ({
+    results: await engine.runner.rebuildAll(['graph', 'atoms'], 'requested'),
+    vectors: await engine.maintenance.rebuildGraphVectors(),
+  }));
   out.print({ projections: results, graphVectors: vectors }, () =>
     [
       ...results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`),
@@ -130,20 +158,44 @@ const rebuildGraph: Handler = async (engine, _inv, out) => {
 };
 
 export const commands: Readonly<Record<string, Command>> = {
-  start: { run: start, usage: 'start                      open the store, catch projections up, report' },
-  status: { run: status, usage: 'status                     log head, projections and their checkpoints' },
-  add: { run: add, usage: 'add <text> [--importance N] [--session S] [--persona P] [--user U] [--topic T]...' },
-  forget: { run: forget, usage: 'forget <memory-id> [--reason R]' },
-  events: { run: events, usage: 'events [--stream ID] [--tail N] [--from POSITION]' },
-  rebuild: { run: rebuild, usage: 'rebuild <projection>       replay into a shadow generation and switch' },
-  search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
-  'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the memory and graph entry vectors' },
-  'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph, atom and graph entry vector projections' },
-  erase: { run: erase, usage: 'erase --user U|--session S|--persona P --reason R  destroy the subject\'s key; its content reads as erased' },
-  backup: { run: backup, usage: 'backup <path>              copy the store file while it runs' },
-  verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
+  start: { run: start, summary: 'open the store, catch projections up, check and repair the indexes, report', creates: true },
+  status: { run: status, summary: 'log head, projections and their checkpoints' },
+  add: {
+    run: add,
+    summary: 'write a memory',
+    args: ['<text>'],
+    options: [opt.importance, ...subjectOptions, opt.topic],
+    creates: true,
+  },
+  events: {
+    run: events,
+    summary: 'show the log, or one stream',
+    options: [{ flags: '--stream <id>', description: 'one stream' }, opt.tail, opt.from],
+  },
+  rebuild: { run: rebuild, summary: 'replay a projection into a shadow generation and switch', args: ['<projection>'] },
+  search: {
+    run: search,
+    summary: 'recall memories',
+    args: ['<query>'],
+    options: [opt.scope, ...subjectOptions, opt.topK, opt.explain],
+  },
+  'rebuild-index': { run: rebuildIndex, summary: 're-embed as needed, rebuild FTS and the memory and graph entry vectors' },
+  'rebuild-graph': { run: rebuildGraph, summary: 'rebuild the graph, atom and graph entry vector projections' },
+  erase: {
+    run: erase,
+    summary: "destroy a subject's key: its content reads as erased (ADR 19)",
+    options: [...subjectOptions, opt.reason],
+  },
+  backup: { run: backup, summary: 'copy the store file while it runs (never into the data dir)', args: ['<path>'], options: [opt.force] },
+  verify: {
+    run: verify,
+    summary: "check the log's hash chain and every projection against a replay (exit 3 on a finding)",
+    options: [{ flags: '--anchor <position:hash>', description: 'a head hash from an earlier verify the chain must still contain' }],
+  },
+  ...memoryCommands,
   ...replayCommands,
   ...transferCommands,
   ...conversationCommands,
   ...complianceCommands,
+  ...keysCommands,
 };

@@ -1,19 +1,25 @@
 import { ValidationError } from '../../events/errors.js';
 import type { MemoryDiff } from '../../replay/diff.js';
-import { number, required, str, type Command, type Handler } from './args.js';
-import { table } from './output.js';
+import { integer, required, str, type Command, type Handler } from './args.js';
+import { opt, recallScope, subjectOptions } from './options.js';
+import { clip, screenWidth, shortId, shortIds, shortTime, table } from './output.js';
+import { resolveId } from './ids.js';
 
 const history: Handler = async (engine, inv, out) => {
-  const id = required(inv, 0, 'memory-id');
+  const id = resolveId(engine, required(inv, 0, 'id'), 'id', ['memory', 'atom']);
   const found = await engine.history(id);
-  if (!found) throw new ValidationError('memory-id', `no memory or atom ${id} in the log`);
+  if (!found) throw new ValidationError('id', `no memory or atom ${id} in the log`);
   out.print(found, () =>
     [
       `${found.kind} ${found.id}: ${found.entries.length} events`,
-      table([
-        ['position', 'occurred at', 'type', 'actor', 'correlation', 'causation', 'what'],
-        ...found.entries.map((e) => [e.position, e.occurredAt, e.type, e.actor, e.correlationId, e.causationId, e.description]),
-      ]),
+      // Causation and full ids are in --json; the table keeps to the screen width.
+      table(
+        [
+          ['pos', 'occurred at', 'type', 'actor', 'correlation', 'what'],
+          ...found.entries.map((e) => [e.position, shortTime(e.occurredAt), e.type, clip(e.actor, 16), shortId(e.correlationId), shortIds(e.description)]),
+        ],
+        screenWidth,
+      ),
     ].join('\n'),
   );
 };
@@ -21,12 +27,12 @@ const history: Handler = async (engine, inv, out) => {
 const recallAt: Handler = async (engine, inv, out) => {
   const at = str(inv, 'at');
   if (at === undefined) throw new ValidationError('at', 'is required: a log position or an ISO-8601 time');
-  const topK = number(inv, 'top-k');
+  const topK = integer(inv, 'top-k', 1);
   const past = await engine.at(at);
   try {
     const answer = await past.recall({
       query: required(inv, 0, 'query'),
-      scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+      scope: recallScope(inv),
       ...(topK === undefined ? {} : { topK }),
       explain: inv.flags.explain === true,
     });
@@ -63,7 +69,12 @@ const diff: Handler = async (engine, inv, out) => {
 
 /** Audit and time travel: registered beside the other commands. */
 export const replayCommands: Readonly<Record<string, Command>> = {
-  history: { run: history, usage: 'history <memory-id|atom-id>  every event that touched it, with actor, correlation, causation' },
-  recall: { run: recallAt, usage: 'recall --at <position|ISO time> <query> [--scope ...] [--session S] [--user U] [--top-k N]  recall as it ran then' },
-  diff: { run: diff, usage: 'diff <from> <to>           memories added, changed, archived, forgotten between two positions or times' },
+  history: { run: history, summary: 'every event that touched a memory or atom, with actor, correlation, causation', args: ['<id>'] },
+  recall: {
+    run: recallAt,
+    summary: 'recall on the store as it was at a past position or time (read-only)',
+    args: ['<query>'],
+    options: [{ flags: '--at <position|time>', description: 'a log position or an ISO-8601 time (required)' }, opt.scope, ...subjectOptions, opt.topK, opt.explain],
+  },
+  diff: { run: diff, summary: 'memories added, changed, archived, forgotten between two positions or times', args: ['<from>', '<to>'] },
 };
