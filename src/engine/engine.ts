@@ -22,6 +22,7 @@ import { createTransfer } from './transfer.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
+import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
@@ -105,7 +106,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
     config: config.conversation, limits: config.limits, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
-  await summaries.recoverInterrupted();
+  // With conversations or documents stopped at an event (ADR 23), recovery waits for their rebuild; the store still opens.
+  await summaries.recoverInterrupted().catch((error: unknown) => {
+    if (!(error instanceof ProjectionFailedError)) throw error;
+  });
   ready = true;
 
   return {
