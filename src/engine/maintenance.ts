@@ -157,9 +157,11 @@ export function createMaintenance(deps: MaintenanceDeps) {
       ...(report.atomOrphans > 0 ? ['atoms'] : []),
     ];
     await rebuildNamed(cheap, 'failed the id check');
-    if (interrupted.vectors || report.fingerprintChanged || report.vectorMismatch > 0 || report.graphVectorMismatch > 0 || flags.get(flagName)) {
+    const vectorsStopped = indexes.vectors.status().failed !== null || indexes.graphVectors.status().failed !== null;
+    if (interrupted.vectors || vectorsStopped || report.fingerprintChanged || report.vectorMismatch > 0 || report.graphVectorMismatch > 0 || flags.get(flagName)) {
       if (report.fingerprintChanged) flags.set(flagName, 'embedding provider fingerprint changed');
-      if (!(await repairVectors(interrupted.vectors ? 'interrupted rebuild resumed' : 'failed the id check'))) return;
+      const why = interrupted.vectors ? 'interrupted rebuild resumed' : vectorsStopped ? 'had stopped at an event; replayed' : 'failed the id check';
+      if (!(await repairVectors(why))) return;
     }
     await repairPending();
     if (controller.signal.aborted) return;

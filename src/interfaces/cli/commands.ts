@@ -27,6 +27,7 @@ const status: Handler = async (engine, _inv, out) => {
       `log head: ${s.headPosition}`,
       counts ? `memories: ${counts.active} active, ${counts.all} in all` : 'memories: unknown (the documents read model failed)',
       ...stopped.map((p) => `FAILED ${p.name} at log position ${p.failed?.position}: ${p.failed?.error}; fix the cause, then \`lmem rebuild ${p.name}\``),
+      ...[s.vectors, s.graphVectors].flatMap((v) => (v.failed ? [`FAILED ${v.name} at log position ${v.failed.position}: ${v.failed.error}; fix the cause, then \`lmem rebuild-index\``] : [])),
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
       `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
@@ -118,7 +119,9 @@ const start: Handler = async (engine, inv, out) => {
     );
   await status(engine, inv, out);
   // A read model still stopped at an event after start's replay is a finding, like verify's (ADR 23).
-  return engine.runner.status().some((p) => p.failed !== null) ? exitCodes.checkFailed : exitCodes.ok;
+  const s = await engine.status();
+  const stopped = s.projections.some((p) => p.failed !== null) || s.vectors.failed || s.graphVectors.failed;
+  return stopped ? exitCodes.checkFailed : exitCodes.ok;
 };
 
 const search: Handler = async (engine, inv, out) => {
