@@ -123,7 +123,7 @@ describe('import', () => {
       env: testEnvironment(Date.UTC(2026, 1, 1), 'imp'),
       indexes: engine.indexes,
       provider: engine.provider,
-      cache: createEmbeddingCache(openDatabase(':memory:')),
+      cache: createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7)),
       defaultActor: 'test',
       limits: defaultLimits,
       invalidate: () => undefined,
