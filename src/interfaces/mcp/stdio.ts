@@ -16,6 +16,6 @@ export async function serveMcpStdio(engine: MemoryEngine, config: Config, io = {
     transport.onclose = resolve;
     io.stdin.once('end', () => void transport.close());
   });
-  await createMcpServer(engine, principal, config.server.mcp.budget).connect(transport);
+  await createMcpServer(engine, principal, config.server.mcp.budget, config.limits).connect(transport);
   await closed;
 }
