@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
-import { checkBindAddress } from '../src/interfaces/http/server.js';
+import { checkBindAddress } from '../src/interfaces/shared/principal.js';
 import { startChatStandIn } from './support/chat-standin.js';
 import { startDoors, tokenConfig, tokens, waitForJob, type Doors } from './support/doors.js';
 import { closeJsonServers } from './support/json-server.js';
@@ -40,6 +43,7 @@ const attempts: Record<string, Attempt> = {
   complianceManifest: { path: (i) => `/v1/compliance/exports/${i.export}`, expect: 'denied' },
   complianceFile: { path: (i) => `/v1/compliance/exports/${i.export}/files/records.jsonl`, expect: 'denied' },
   complianceVerify: { path: (i) => `/v1/compliance/exports/${i.export}/verify`, body: () => ({}), expect: 'denied' },
+  publicKey: { path: at('/v1/keys/public'), expect: 'own' },
   status: { path: at('/v1/status'), expect: 'own' },
   verify: { path: at('/v1/verify'), body: () => ({}), expect: 'denied' },
   rebuild: { path: at('/v1/rebuilds'), body: () => ({ target: 'all' }), expect: 'denied' },
@@ -132,14 +136,24 @@ describe('without a token the server listens on loopback only', () => {
     expect(() => checkBindAddress(withTokens)).not.toThrow();
   });
 
-  it('lmem serve --host 0.0.0.0 exits 2 naming server.host; tokens from LIVINGMEMORY_API_TOKENS', () => {
-    const run = (env: Record<string, string>) =>
-      spawnSync(process.execPath, ['dist/src/interfaces/cli/main.js', 'serve', '--host', '0.0.0.0', '--data-dir', '/nonexistent/never-created', '--json'], {
+  it('lmem serve --host 0.0.0.0 and bad ports exit 2 before any data dir is made; lmem mcp without its token too', () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'lmem-bind-')), 'never-created');
+    const run = (args: readonly string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, ['dist/src/interfaces/cli/main.js', ...args, '--data-dir', dataDir, '--json'], {
         env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000,
       });
-    const refused = run({});
+    const refused = run(['serve', '--host', '0.0.0.0']);
     expect(refused.status).toBe(2);
     expect(refused.stdout).toContain('server.host');
+    for (const port of ['-1', '0x50', '65536']) {
+      const bad = run(['serve', '--port', port]);
+      expect([port, bad.status]).toEqual([port, 2]);
+      expect(bad.stdout).toContain('port');
+    }
+    const mcp = run(['mcp'], { LIVINGMEMORY_API_TOKENS: `${tokens.alice}=alice:u-alice` });
+    expect(mcp.status).toBe(2);
+    expect(mcp.stdout).toContain('server.mcp.token');
+    expect(existsSync(dataDir)).toBe(false);
     const parsed = loadConfig({ env: { LIVINGMEMORY_API_TOKENS: `${tokens.alice}=alice:u-alice,${tokens.admin}=ops` } });
     expect(parsed.server.tokens).toEqual([
       { token: tokens.alice, actor: 'alice', userId: 'u-alice' },

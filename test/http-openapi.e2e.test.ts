@@ -54,7 +54,8 @@ const calls: Record<string, Call> = {
   },
   complianceManifest: { params: (s) => ({ id: s.export as string }), status: 200, then: (b, s) => void (s.file = b.files[0].name) },
   complianceFile: { params: (s) => ({ id: s.export as string, name: s.file as string }), status: 200, then: (b) => expect(String(b)).toContain('bees') },
-  complianceVerify: { params: (s) => ({ id: s.export as string }), status: 200, then: (b) => expect(b.ok).toBe(true) },
+  publicKey: { status: 200, then: (b, s) => { expect(b.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/); s.key = b.publicKey; } },
+  complianceVerify: { params: (s) => ({ id: s.export as string }), body: (s) => ({ publicKey: s.key }), status: 200, then: (b) => expect(b.ok).toBe(true) },
   status: { status: 200, then: (b) => expect(b.memories.all).toBe(2) },
   verify: { body: () => ({}), status: 202, then: async (b, _s, d) => expect((await waitForJob(d, b.jobId)).result.ok).toBe(true) },
   rebuild: { body: () => ({ target: 'documents' }), status: 202, then: async (b, s, d) => { s.job = b.jobId; expect((await waitForJob(d, b.jobId)).state).toBe('succeeded'); } },
@@ -66,7 +67,15 @@ const calls: Record<string, Call> = {
   chatCompletions: { body: () => ({ model: 'm', user: 'u1', messages: [{ role: 'user', content: 'hello' }] }), status: 200, then: (b) => expect(b.choices[0].message.content).toBe('I heard: hello') },
   resetSession: { params: () => ({ id: 's1' }), body: () => ({ reason: 'test' }), status: 200 },
   forgetMemory: { params: (s) => ({ id: s.memory as string }), body: () => ({ reason: 'test' }), status: 200 },
-  backup: { body: (s) => ({ path: `${s.dir}-backup.db` }), status: 200 },
+  backup: {
+    body: (s) => ({ path: `${s.dir}-backup.db` }), status: 200,
+    then: async (_b, s, d) => {
+      // Like `lmem backup`: an existing file is kept unless force is given.
+      const again = await d.call('POST', '/v1/backups', { body: { path: `${s.dir}-backup.db` } });
+      expect(again).toMatchObject({ status: 400, body: { field: 'path', code: 'invalid' } });
+      expect((await d.call('POST', '/v1/backups', { body: { path: `${s.dir}-backup.db`, force: true } })).status).toBe(200);
+    },
+  },
   lifecycleStatus: {
     status: 200,
     then: async (b, _s, d) => {
@@ -74,8 +83,20 @@ const calls: Record<string, Call> = {
       expect(b.backups.latest[0].data.path).toMatch(/-backup\.db$/);
     },
   },
-  previewErasure: { body: () => ({ kind: 'user', id: 'u1' }), status: 200, then: (b) => expect(b.sealedEvents).toBeGreaterThan(0) },
-  erase: { body: () => ({ kind: 'user', id: 'u1', reason: 'test' }), status: 202, then: async (b, _s, d) => expect((await waitForJob(d, b.jobId)).state).toBe('succeeded') },
+  previewErasure: {
+    body: () => ({ kind: 'user', id: 'u1' }), status: 200,
+    then: (b) => { expect(b.sealedEvents).toBeGreaterThan(0); expect(b.memories).toBeGreaterThanOrEqual(1); expect(b.messages).toBeGreaterThanOrEqual(2); expect(b.byType.MemoryWritten).toBe(b.memories); },
+  },
+  erase: {
+    body: () => ({ kind: 'user', id: 'u1', reason: 'test' }), status: 202,
+    then: async (b, _s, d) => {
+      expect((await waitForJob(d, b.jobId)).state).toBe('succeeded');
+      // Again: nothing is left to erase, refused before a job starts unless forced.
+      expect(await d.call('POST', '/v1/erasures', { body: { kind: 'user', id: 'u1', reason: 'again' } })).toMatchObject({ status: 400, body: { field: 'user', code: 'invalid' } });
+      const forced = await d.call('POST', '/v1/erasures', { body: { kind: 'user', id: 'u1', reason: 'again', force: true } });
+      expect((await waitForJob(d, forced.body.jobId)).state).toBe('succeeded');
+    },
+  },
 };
 
 describe('the REST API and its OpenAPI document', () => {
@@ -119,6 +140,15 @@ describe('the REST API and its OpenAPI document', () => {
       expect({ id, status: res.status, body: res.status === call.status ? null : res.body }).toEqual({ id, status: call.status, body: null });
       await call.then?.(res.body, state, doors);
     }
+  });
+
+  it('verifies a compliance export without a body too, and refuses a key that is not one', async () => {
+    const job = (await doors.call('POST', '/v1/compliance/exports', { body: { all: true } })).body;
+    const exportId = (await waitForJob(doors, job.jobId)).result.exportId;
+    const bare = await doors.call('POST', `/v1/compliance/exports/${exportId}/verify`);
+    expect(bare).toMatchObject({ status: 200, body: { ok: true } });
+    const bad = await doors.call('POST', `/v1/compliance/exports/${exportId}/verify`, { body: { publicKey: 'not a key' } });
+    expect(bad).toMatchObject({ status: 400, body: { field: 'publicKey', code: 'invalid' } });
   });
 
   it('answers errors as {error, field, code} with 400, 404, 409 and 413', async () => {

@@ -4,11 +4,12 @@ import { createSqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { createEmbeddingCache, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
-import { openIndexes } from './indexes.js';
+import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { openIndexes, rebuildVectorIndexes } from './indexes.js';
+import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
 import { takeBackup } from './backup.js';
-import { createErasure } from './erase.js';
+import { createErasure } from './erase/index.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
 import { createReranker } from '../providers/rerank.js';
@@ -22,12 +23,13 @@ import { createTransfer } from './transfer.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
+import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
-import type { EraseInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
+import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export type * from './inputs.js';
@@ -56,21 +58,25 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
   const log = createSqliteEventLog(db);
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
-  const cache = createEmbeddingCache(db);
+  const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
   });
   await indexes.catchUp();
+  // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
+  if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
   const access = createAccessBatcher(log, env);
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
+  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
-  const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
+  const transfer = createTransfer({
+    log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
+  });
   const outputs = createOutputs(config);
   const maintenance = createMaintenance({
     db, log, indexes, provider, cache,
@@ -81,12 +87,6 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
       }, 'stream_exists'),
   });
-  const eraseSubject = createErasure({
-    db, log, env, indexes, provider, cache, defaultActor: config.actor, invalidate: () => recall.invalidate(),
-  });
-  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
-  if (options.maintenance !== false) void maintenance.start();
-
   const memories: MemoryWriter & { exists(id: string): boolean } = {
     write: (input) => run('WriteMemory', input, { actor: 'system:summarizer' }),
     forget: (memoryId, reason) =>
@@ -100,12 +100,27 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const summaries = createSummaryRunner({
     store, conversations: indexes.conversations, llm: options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
+  const erasure = createErasure({
+    db, log, env, indexes, provider, cache, defaultActor: config.actor,
+    invalidate: () => {
+      recall.invalidate();
+      store.forgetCached();
+    },
+    quiesce: () => summaries.cancelAll(),
+  });
+  // An erasure a killed process left part-way is finished before anything reads the store.
+  await erasure.resumeErasures();
+  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
+  if (options.maintenance !== false) void maintenance.start();
   let ready = false;
   const conversation = createConversationHooks({
     store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
-    config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
+    config: config.conversation, limits: config.limits, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
-  await summaries.recoverInterrupted();
+  // With conversations or documents stopped at an event (ADR 23), recovery waits for their rebuild; the store still opens.
+  await summaries.recoverInterrupted().catch((error: unknown) => {
+    if (!(error instanceof ProjectionFailedError)) throw error;
+  });
   ready = true;
 
   return {
@@ -121,8 +136,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
-    /** Crypto-shreds a user, session or persona: `{ kind, id, reason }` (ADR 19). */
-    eraseSubject: (input: EraseInput, ctx: CallContext = {}) => eraseSubject(input, ctx),
+    /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
+    eraseSubject: (input: EraseInput, ctx: CallContext = {}) => erasure.eraseSubject(input, ctx),
+    /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
+    previewErasure: (input: ErasePreviewInput) => erasure.previewErasure(input),
     /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
     backup: (path: string, options: { force?: boolean } = {}) =>
       takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { memoryCommandSchemas } from '../commands/memory/commands.js';
 import type { memoryChangesSchema } from '../events/memory.js';
-import type { eraseInputSchema } from './erase.js';
+import type { eraseInputSchema, erasePreviewSchema } from './erase/index.js';
 import type { afterLlmResponseSchema, beforeLlmRequestSchema } from './hooks/schemas.js';
 import type { recallInputSchema } from './recall.js';
 
@@ -15,5 +15,6 @@ export type WriteMemoryInput = Omit<z.input<(typeof memoryCommandSchemas)['Write
 export type MemoryChangesInput = z.input<typeof memoryChangesSchema>;
 export type RecallInput = z.input<typeof recallInputSchema>;
 export type EraseInput = z.input<typeof eraseInputSchema>;
+export type ErasePreviewInput = z.input<typeof erasePreviewSchema>;
 export type BeforeLlmRequestInput = z.input<typeof beforeLlmRequestSchema>;
 export type AfterLlmResponseInput = z.input<typeof afterLlmResponseSchema>;

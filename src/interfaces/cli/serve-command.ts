@@ -1,22 +1,19 @@
-import { loadConfig, type Config } from '../../engine/config.js';
-import { dashboardMount } from '../http/dashboard.js';
-import { startHttpServer } from '../http/server.js';
-import { mountMcp } from '../mcp/http.js';
-import { serveMcpStdio } from '../mcp/stdio.js';
-import { mountProxy } from '../proxy/chat.js';
+import type { Config } from '../../engine/config.js';
 import { integer, naturalNumber, str, type Command, type Handler, type Invocation } from './args.js';
 
-/** The configuration again, with this command's flags: the handler gets the engine, not the config. */
-function configOf(inv: Invocation): Config {
+// The doors (fastify, the MCP SDK) load only when one of these commands runs: every other
+// command's cold start stays as it was.
+
+const serverFlags = (inv: Pick<Invocation, 'flags'>): Record<string, unknown> => {
   const port = integer(inv, 'port', 0);
   const host = str(inv, 'host');
-  const dataDir = str(inv, 'data-dir');
-  return loadConfig({
-    file: str(inv, 'config'),
-    env: process.env,
-    overrides: { ...(dataDir ? { dataDir } : {}), server: { ...(host ? { host } : {}), ...(port === undefined ? {} : { port }) } },
-  });
-}
+  return { server: { ...(host ? { host } : {}), ...(port === undefined ? {} : { port }) } };
+};
+
+const configOf = (inv: Invocation): Config => {
+  if (!inv.config) throw new Error('serve and mcp run with the configuration the CLI loaded');
+  return inv.config;
+};
 
 const untilSignal = (): Promise<string> =>
   new Promise((resolve) => {
@@ -25,8 +22,13 @@ const untilSignal = (): Promise<string> =>
 
 /** `lmem serve`: REST under /v1, OpenAPI, MCP at /mcp and the chat proxy, until SIGINT or SIGTERM. */
 const serve: Handler = async (engine, inv, out) => {
-  const config = configOf(inv);
-  const server = await startHttpServer(engine, config, { mounts: [mountMcp, mountProxy, dashboardMount()] });
+  const [{ startHttpServer }, { mountMcp }, { mountProxy }, { dashboardMount }] = await Promise.all([
+    import('../http/server.js'),
+    import('../mcp/http.js'),
+    import('../proxy/chat.js'),
+    import('../http/dashboard.js'),
+  ]);
+  const server = await startHttpServer(engine, configOf(inv), { mounts: [mountMcp, mountProxy, dashboardMount()] });
   void engine.maintenance.start();
   out.print({ address: server.address, auth: server.ctx.auth.required ? 'bearer' : 'none (loopback only)' }, () =>
     `LivingMemory serving on ${server.address}: dashboard /ui/, REST /v1, OpenAPI /openapi.json, MCP /mcp, proxy /v1/chat/completions` +
@@ -37,8 +39,11 @@ const serve: Handler = async (engine, inv, out) => {
 
 /** `lmem mcp`: the MCP server on stdin/stdout. */
 const mcp: Handler = async (engine, inv) => {
+  const { serveMcpStdio } = await import('../mcp/stdio.js');
   await serveMcpStdio(engine, configOf(inv));
 };
+
+const principal = () => import('../shared/principal.js');
 
 export const serveCommands: Readonly<Record<string, Command>> = {
   serve: {
@@ -48,7 +53,14 @@ export const serveCommands: Readonly<Record<string, Command>> = {
       { flags: '--host <host>', description: 'address to listen on (default 127.0.0.1; others need server.tokens)' },
       { flags: '--port <n>', description: 'port (default 8787; 0 picks a free one)', value: naturalNumber },
     ],
+    overrides: serverFlags,
+    check: async (config) => (await principal()).checkBindAddress(config),
     creates: true,
   },
-  mcp: { run: mcp, summary: 'MCP server on stdin/stdout: recall, memorize, update_memory, forget_memory, memory_history', creates: true },
+  mcp: {
+    run: mcp,
+    summary: 'MCP server on stdin/stdout: recall, memorize, update_memory, forget_memory, memory_history',
+    check: async (config) => void (await principal()).stdioPrincipal(config),
+    creates: true,
+  },
 };

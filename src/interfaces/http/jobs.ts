@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Environment } from '../../engine/clock.js';
+import { safely, type ProgressSource } from '../shared/progress.js';
 import { toErrorReply, type ErrorBody } from './errors.js';
 import { toWire } from './wire.js';
 
@@ -24,6 +25,19 @@ export interface Job {
 }
 
 export type Report = (progress: Progress) => void;
+
+/** Runs `work` while copying what `source` reads of the engine's status into the job, four times a second. */
+export async function polled<T>(report: Report, step: string, source: ProgressSource, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => {
+    const p = safely(source);
+    if (p) report({ done: Math.min(p.done, p.total), total: Math.max(p.total, 1), step });
+  }, 250);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 /**
  * Long operations run in the server's process as jobs: the request returns 202 with the job at

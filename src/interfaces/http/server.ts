@@ -1,11 +1,11 @@
 import fastifySwagger from '@fastify/swagger';
 import Fastify from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ConfigError, type Config } from '../../engine/config.js';
+import type { Config } from '../../engine/config.js';
 import type { Environment } from '../../engine/clock.js';
 import { systemEnvironment } from '../../engine/clock.js';
 import type { MemoryEngine } from '../../engine/engine.js';
-import { createAuthenticator, isLoopback } from '../shared/principal.js';
+import { checkBindAddress, createAuthenticator } from '../shared/principal.js';
 import type { App, DoorContext } from './context.js';
 import { HttpError, toErrorReply } from './errors.js';
 import { createJobs } from './jobs.js';
@@ -72,16 +72,6 @@ export async function createHttpServer(engine: MemoryEngine, config: Config, opt
 }
 
 export type HttpServer = Awaited<ReturnType<typeof createHttpServer>>;
-
-/**
- * Refuses to listen beyond this machine without a token: with no token configured anyone who can
- * reach the port would act as the local, unscoped caller.
- */
-export function checkBindAddress(config: Config): void {
-  if (config.server.tokens.length === 0 && !isLoopback(config.server.host)) {
-    throw new ConfigError('server.host', 'configuration', `${config.server.host} is not a loopback address; without server.tokens (LIVINGMEMORY_API_TOKENS) the server listens on loopback only`);
-  }
-}
 
 /** Listens on `server.host:server.port`; returns the address it got (port 0 picks a free one). */
 export async function startHttpServer(engine: MemoryEngine, config: Config, options: HttpServerOptions = {}) {

@@ -38,7 +38,7 @@ export function mountMcp(app: App, { engine, config }: DoorContext): void {
         onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, principal }),
       });
       transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-      await createMcpServer(engine, principal, config.server.mcp.budget).connect(transport);
+      await createMcpServer(engine, principal, config.server.mcp.budget, config.limits).connect(transport);
       session = { transport, principal };
     }
     reply.hijack();

@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { memoryCommandSchemas } from '../../commands/memory/commands.js';
-import { memoryChangesSchema } from '../../events/memory.js';
+import { createMemoryCommandSchemas } from '../../commands/memory/commands.js';
+import { defaultLimits, type Limits } from '../../events/bounds.js';
 import { idSchema } from '../../events/metadata.js';
 import type { MemoryEngine } from '../../engine/engine.js';
 import { recallInputSchema } from '../../engine/recall.js';
@@ -10,9 +10,6 @@ import { actorOf, type Principal } from '../shared/principal.js';
 import { AccessError, canSee, ownUser, scopedRecall } from '../shared/scope.js';
 import { createBudget, within, type Budget } from './budget.js';
 
-const write = memoryCommandSchemas.WriteMemory;
-const memorizeInput = write.extend({ memoryId: idSchema.optional() });
-const updateInput = z.object({ memoryId: idSchema, changes: memoryChangesSchema }).strict();
 const idInput = z.object({ memoryId: idSchema }).strict();
 
 const toJson = (value: unknown): string => JSON.stringify(toWire(value), null, 2);
@@ -23,7 +20,11 @@ type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean
  * One MCP server per session (stdio connection or HTTP session), acting as `principal`: the same
  * engine calls, scopes and actor as the REST API, each tool call within the session's budget.
  */
-export function createMcpServer(engine: MemoryEngine, principal: Principal, budget: Budget): McpServer {
+export function createMcpServer(engine: MemoryEngine, principal: Principal, budget: Budget, limits: Limits = defaultLimits): McpServer {
+  // Input schemas at the configured limits (ADR 23), as the engine checks them.
+  const commands = createMemoryCommandSchemas(limits);
+  const memorizeInput = commands.WriteMemory.extend({ memoryId: idSchema.optional() });
+  const updateInput = commands.UpdateMemory;
   const server = new McpServer({ name: 'livingmemory', version: '1' });
   const spend = createBudget(budget);
   const ctx = { actor: actorOf('mcp', principal) };
@@ -62,7 +63,7 @@ export function createMcpServer(engine: MemoryEngine, principal: Principal, budg
 
   server.registerTool('forget_memory', {
     description: 'Forget a memory: it is no longer recalled; the log keeps that it was forgotten, and why.',
-    inputSchema: memoryCommandSchemas.ForgetMemory,
+    inputSchema: commands.ForgetMemory,
   }, ({ memoryId, reason }) => run(async () => (own(memoryId), engine.forgetMemory(memoryId, reason, ctx))));
 
   server.registerTool('memory_history', {

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ConfigError, type Config } from '../../engine/config.js';
+import type { Config } from '../../engine/config.js';
 import type { MemoryEngine } from '../../engine/engine.js';
-import { createAuthenticator } from '../shared/principal.js';
+import { stdioPrincipal } from '../shared/principal.js';
 import { createMcpServer } from './server.js';
 
 /**
@@ -10,17 +10,12 @@ import { createMcpServer } from './server.js';
  * without, as the local unscoped caller.
  */
 export async function serveMcpStdio(engine: MemoryEngine, config: Config, io = { stdin: process.stdin, stdout: process.stdout }): Promise<void> {
-  const auth = createAuthenticator(config.server.tokens);
-  const token = config.server.mcp.token;
-  const principal = auth.required ? (token ? auth.byToken(token) : null) : auth.byHeader(undefined);
-  if (!principal) {
-    throw new ConfigError('server.mcp.token', 'configuration', 'tokens are configured: set LIVINGMEMORY_MCP_TOKEN to one of them');
-  }
+  const principal = stdioPrincipal(config);
   const transport = new StdioServerTransport(io.stdin, io.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
     io.stdin.once('end', () => void transport.close());
   });
-  await createMcpServer(engine, principal, config.server.mcp.budget).connect(transport);
+  await createMcpServer(engine, principal, config.server.mcp.budget, config.limits).connect(transport);
   await closed;
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import { ConfigError, type Config } from '../../engine/config.js';
 import type { ApiToken } from '../../engine/server-config.js';
 
 /** Who calls through a door: the token's actor, and the one user it may see (null: all). */
@@ -47,4 +48,26 @@ export function isLoopback(host: string): boolean {
   if (h === 'localhost' || h === '::1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
   return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
+/**
+ * Refuses to listen beyond this machine without a token: with no token configured anyone who can
+ * reach the port would act as the local, unscoped caller.
+ */
+export function checkBindAddress(config: Config): void {
+  if (config.server.tokens.length === 0 && !isLoopback(config.server.host)) {
+    throw new ConfigError('server.host', 'configuration', `${config.server.host} is not a loopback address; without server.tokens (LIVINGMEMORY_API_TOKENS) the server listens on loopback only`);
+  }
+}
+
+/**
+ * Who `lmem mcp` acts as: with tokens configured the one `server.mcp.token` (LIVINGMEMORY_MCP_TOKEN)
+ * names, as `/mcp` would for that token; without, the local unscoped caller.
+ */
+export function stdioPrincipal(config: Config): Principal {
+  const auth = createAuthenticator(config.server.tokens);
+  const token = config.server.mcp.token;
+  const principal = auth.required ? (token ? auth.byToken(token) : null) : auth.byHeader(undefined);
+  if (!principal) throw new ConfigError('server.mcp.token', 'configuration', 'tokens are configured: set LIVINGMEMORY_MCP_TOKEN to one of them');
+  return principal;
 }

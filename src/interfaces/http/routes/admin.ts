@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { erasableSubjectKindSchema } from '../../../events/erasure.js';
-import { idSchema } from '../../../events/metadata.js';
-import { eraseInputSchema } from '../../../engine/erase.js';
+import { ValidationError } from '../../../events/errors.js';
+import { eraseInputSchema, erasePreviewSchema } from '../../../engine/erase/index.js';
 import { engineProjections } from '../../../engine/indexes.js';
 import type { MemoryEngine } from '../../../engine/engine.js';
+import { rebuildProgress } from '../../shared/progress.js';
 import { verifyStore } from '../../../replay/verify.js';
 import { actorOf } from '../../shared/principal.js';
 import { requireUnscoped } from '../../shared/scope.js';
 import type { App, DoorContext } from '../context.js';
 import { errorResponses } from '../errors.js';
-import type { Report } from '../jobs.js';
+import { polled, type Report } from '../jobs.js';
 import { jobSchema, objectSchema } from '../wire.js';
 
 const projectionNames = engineProjections.map((p) => p.name) as [string, ...string[]];
@@ -19,21 +19,8 @@ const rebuildBody = z
   })
   .strict();
 
-/** Runs `work` while copying the maintenance progress (re-embedding, vector rebuilds) into the job. */
-async function withMaintenanceProgress<T>(engine: MemoryEngine, report: Report, step: string, work: () => Promise<T>): Promise<T> {
-  const timer = setInterval(() => {
-    const p = engine.maintenance.status().progress;
-    if (p) report({ done: p.done, total: Math.max(p.total, 1), step });
-  }, 250);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 async function rebuild(engine: MemoryEngine, target: string, report: Report): Promise<unknown> {
-  if (target === 'index') return withMaintenanceProgress(engine, report, 'index', () => engine.maintenance.rebuildIndex());
+  if (target === 'index') return polled(report, 'index', rebuildProgress(engine, await engine.log.headPosition()), () => engine.maintenance.rebuildIndex());
   if (target === 'graph') {
     report({ done: 0, total: 2, step: 'graph and atoms' });
     const projections = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested over http');
@@ -82,28 +69,46 @@ export function adminRoutes(app: App, { engine, jobs }: DoorContext): void {
 
   app.post('/v1/erasures/preview', {
     schema: {
-      operationId: 'previewErasure', tags: ['admin'], body: z.object({ kind: erasableSubjectKindSchema, id: idSchema }).strict(),
-      response: { 200: objectSchema, ...errorResponses },
+      operationId: 'previewErasure', tags: ['admin'], body: erasePreviewSchema,
+      response: { 200: objectSchema.describe('What the erasure would shred (the engine\'s reach: events, messages, memories, derived memories, atoms, graph entries, embeddings), the sealed events by type'), ...errorResponses },
     },
   }, async (req) => {
     requireUnscoped(req.principal, 'an erasure');
-    const events = await engine.log.sealedEvents(req.body);
+    const reach = await engine.previewErasure(req.body);
     const byType: Record<string, number> = {};
-    for (const e of events) byType[e.type] = (byType[e.type] ?? 0) + 1;
-    return { subject: req.body, sealedEvents: events.length, byType } as never;
+    for (const e of await engine.log.sealedEvents(req.body)) byType[e.type] = (byType[e.type] ?? 0) + 1;
+    return { subject: req.body, ...reach, sealedEvents: reach.events, byType } as never;
   });
 
   app.post('/v1/erasures', {
     schema: { operationId: 'erase', tags: ['admin'], body: eraseInputSchema, response: { 202: jobSchema, ...errorResponses } },
   }, async (req, reply) => {
     requireUnscoped(req.principal, 'an erasure');
-    return accepted(reply, jobs.start('erase', req.principal, () => engine.eraseSubject(req.body, { actor: actorOf('http', req.principal) })));
+    // A subject with nothing sealed is refused at once (400), before a job exists; the engine checks again.
+    const { kind, id, force } = req.body;
+    if (!force && (await engine.previewErasure({ kind, id })).events === 0) {
+      throw new ValidationError(kind, `no data of ${kind} ${id} to erase (never seen, or erased already); force: true records an erasure anyway`);
+    }
+    const progress = rebuildProgress(engine, await engine.log.headPosition());
+    return accepted(reply, jobs.start('erase', req.principal, (report) =>
+      polled(report, 'sealing and rebuilding', progress, () => engine.eraseSubject(req.body, { actor: actorOf('http', req.principal) }))));
   });
 
   app.post('/v1/backups', {
-    schema: { operationId: 'backup', tags: ['admin'], body: z.object({ path: z.string().min(1).max(4096) }).strict(), response: { 200: objectSchema, ...errorResponses } },
+    schema: { operationId: 'backup', tags: ['admin'], body: z.object({ path: z.string().min(1).max(4096), force: z.boolean().optional().describe('Replace an existing file at path') }).strict(), response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => {
     requireUnscoped(req.principal, 'a backup');
-    return engine.backup(req.body.path) as never;
+    return engine.backup(req.body.path, { force: req.body.force === true }) as never;
+  });
+
+  // Public by nature: a scoped caller needs it to check its own signed compliance export.
+  app.get('/v1/keys/public', {
+    schema: {
+      operationId: 'publicKey', tags: ['admin'],
+      response: { 200: z.object({ keyId: z.string(), publicKey: z.string().describe('Ed25519 public key, PEM') }), ...errorResponses },
+    },
+  }, async () => {
+    const { keyId, pem } = engine.publicKey();
+    return { keyId, publicKey: pem };
   });
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { idSchema } from '../../../events/metadata.js';
+import { parsePublicKey } from '../../../replay/compliance/signature.js';
 import { ownUser, requireUnscoped } from '../../shared/scope.js';
 import type { App, DoorContext } from '../context.js';
 import { errorResponses, notFound } from '../errors.js';
@@ -70,9 +71,16 @@ export function complianceRoutes(app: App, { engine, jobs, config }: DoorContext
   });
 
   app.post('/v1/compliance/exports/:id/verify', {
-    schema: { operationId: 'complianceVerify', tags: ['compliance'], params: exportParams, response: { 200: objectSchema, ...errorResponses } },
+    schema: {
+      operationId: 'complianceVerify', tags: ['compliance'], params: exportParams,
+      body: z.object({ publicKey: z.string().min(1).max(10_000).optional().describe('Also trust this Ed25519 public key (PEM), like --public-key') }).strict().nullish(),
+      response: { 200: objectSchema, ...errorResponses },
+    },
   }, async (req) => {
     ownExport(req.principal, req.params.id);
-    return engine.verifyComplianceExport(dirOf(req.params.id)) as never;
+    const publicKey = req.body?.publicKey;
+    // Checked here first so the error names the body field, not the CLI flag.
+    if (publicKey) parsePublicKey(publicKey, 'publicKey');
+    return engine.verifyComplianceExport(dirOf(req.params.id), publicKey ? { publicKey } : {}) as never;
   });
 }

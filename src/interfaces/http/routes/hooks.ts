@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idSchema } from '../../../events/metadata.js';
-import { afterLlmResponseSchema, beforeLlmRequestSchema } from '../../../engine/hooks/schemas.js';
+import { hookSchemasFor } from '../../../engine/hooks/schemas.js';
 import { actorOf } from '../../shared/principal.js';
 import { ownUser, requireUnscoped } from '../../shared/scope.js';
 import type { App, DoorContext } from '../context.js';
@@ -8,7 +8,8 @@ import { errorResponses } from '../errors.js';
 import { objectSchema } from '../wire.js';
 
 /** The conversation lifecycle for hosts in any language: the two hooks, reset, summarize now, cleanup. */
-export function hookRoutes(app: App, { engine }: DoorContext): void {
+export function hookRoutes(app: App, { engine, config }: DoorContext): void {
+  const { beforeLlmRequestSchema, afterLlmResponseSchema } = hookSchemasFor(config.limits);
   app.post('/v1/hooks/before-llm-request', {
     schema: { operationId: 'beforeLlmRequest', tags: ['hooks'], body: beforeLlmRequestSchema, response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { memoryCommandSchemas } from '../../../commands/memory/commands.js';
-import { memoryChangesSchema } from '../../../events/memory.js';
+import { createMemoryCommandSchemas, memoryCommandSchemas } from '../../../commands/memory/commands.js';
 import { idSchema } from '../../../events/metadata.js';
 import { recallInputSchema } from '../../../engine/recall.js';
 import { actorOf } from '../../shared/principal.js';
@@ -27,7 +26,6 @@ const listQuery = z
     cursor: cursorSchema.optional(),
   })
   .strict();
-const writeBody = memoryCommandSchemas.WriteMemory.extend({ memoryId: idSchema.optional() });
 
 const encodeCursor = (c: { createdAt: string; memoryId: string }): string => Buffer.from(JSON.stringify([c.createdAt, c.memoryId])).toString('base64url');
 function decodeCursor(cursor: string): { createdAt: string; memoryId: string } {
@@ -43,7 +41,10 @@ function decodeCursor(cursor: string): { createdAt: string; memoryId: string } {
 }
 
 /** Memories: list with filters and keyset paging, read, write, change, archive, restore, forget; search. */
-export function memoryRoutes(app: App, { engine }: DoorContext): void {
+export function memoryRoutes(app: App, { engine, config }: DoorContext): void {
+  // The command schemas at the configured limits (ADR 23), as the engine checks them.
+  const commands = createMemoryCommandSchemas(config.limits);
+  const writeBody = commands.WriteMemory.extend({ memoryId: idSchema.optional() });
   const visible = (principal: Parameters<typeof canSee>[0], id: string) => {
     const doc = engine.documents.get(id);
     if (!canSee(principal, doc) || !doc) throw notFound('memory', id);
@@ -76,7 +77,7 @@ export function memoryRoutes(app: App, { engine }: DoorContext): void {
   }, async (req) => visible(req.principal, req.params.id) as never);
 
   app.patch('/v1/memories/:id', {
-    schema: { operationId: 'updateMemory', tags: ['memories'], params: idParams, body: memoryChangesSchema, response: { 200: receiptSchema, ...errorResponses } },
+    schema: { operationId: 'updateMemory', tags: ['memories'], params: idParams, body: commands.UpdateMemory.shape.changes, response: { 200: receiptSchema, ...errorResponses } },
   }, async (req) => {
     visible(req.principal, req.params.id);
     return engine.updateMemory(req.params.id, req.body, ctx(req)) as never;

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { ValidationError } from '../../../events/errors.js';
 import { actorOf } from '../../shared/principal.js';
+import { importProgress } from '../../shared/progress.js';
 import { ownUser, requireUnscoped } from '../../shared/scope.js';
 import type { App, DoorContext } from '../context.js';
 import { errorResponses } from '../errors.js';
+import { polled } from '../jobs.js';
 import { jobSchema, objectSchema } from '../wire.js';
 
 const importBody = z
@@ -38,7 +40,7 @@ export function transferRoutes(app: App, { engine, jobs, config }: DoorContext):
     if (bad) throw new ValidationError(`row ${bad.row}.${bad.field}`, `${bad.message}; nothing was imported (the preview lists every invalid row)`);
     const job = jobs.start('import', req.principal, async (report) => {
       report({ done: 0, total: preview.new, step: 'writing' });
-      return engine.importMemories(input(req.body), { actor: actorOf('http', req.principal) });
+      return polled(report, 'writing', importProgress(engine, preview.new), () => engine.importMemories(input(req.body), { actor: actorOf('http', req.principal) }));
     });
     return reply.code(202).header('location', `/v1/jobs/${job.jobId}`).send(jobs.view(job) as never);
   });
