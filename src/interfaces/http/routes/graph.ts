@@ -72,12 +72,15 @@ export function graphRoutes(app: App, { engine }: DoorContext): void {
     await engine.indexes.catchUp();
     const view = engine.indexes.graphView.view(req.query);
     const started = performance.now();
-    const found = await pool.communities(view.nodes.map((n) => n.key), view.edges);
+    const grouping = pool.communities(view.nodes.map((n) => n.key), view.edges);
+    // The drawn edges are merged here while the thread groups the nodes.
+    const edges = pairEdges(view.edges);
+    const found = await grouping;
     const computeMs = Math.round(performance.now() - started);
     const label = labels(view.nodes, found.byNode);
     return {
       nodes: view.nodes.map((n) => ({ ...n, community: found.byNode.get(n.key) ?? 0 })),
-      edges: pairEdges(view.edges),
+      edges,
       communities: found.sizes.map((size, id) => ({ id, size, isolates: id === found.isolates, label: label.get(id) ?? '' })),
       isolates: found.isolates,
       totalNodes: view.totalNodes,
