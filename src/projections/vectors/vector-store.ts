@@ -178,6 +178,8 @@ export function createVectorStore(options: VectorStoreOptions) {
         },
         rebuildOptions,
       ),
+    /** Deletes this index's damaged snapshots set aside in its folder; returns their file names. */
+    shredSetAsides: (): string[] => setAsides.shred(options.dir, projectionName),
     close: async (): Promise<void> => {
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
