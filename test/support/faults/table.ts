@@ -63,3 +63,28 @@ export function faultTable(rows: readonly FaultRow[]): string {
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.class}: ${r.note}`);
   return [line(cells[0] ?? []), ...cells.slice(1).map(line), ...(notes.length > 0 ? ['', ...notes] : [])].join('\n');
 }
+
+type Counts = { -readonly [K in (typeof columns)[number]]: number };
+
+/**
+ * The row of a class whose trials are separate `it`s: each trial counts, a trial that throws is a
+ * failure (and rethrows), checks add to the other columns; `record` in afterAll writes the row.
+ */
+export function faultClass(name: string) {
+  const counts: Counts = { trials: 0, failures: 0, lost: 0, bricked: 0, wrongExitCodes: 0, markerFiles: 0 };
+  return {
+    counts,
+    async trial(run: () => Promise<void> | void): Promise<void> {
+      counts.trials += 1;
+      try {
+        await run();
+      } catch (error) {
+        counts.failures += 1;
+        throw error;
+      }
+    },
+    record(note?: string): void {
+      recordFaultRow({ class: name, ...counts, ...(note ? { note } : {}) });
+    },
+  };
+}
