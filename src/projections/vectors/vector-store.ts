@@ -56,6 +56,12 @@ export function createVectorStore(options: VectorStoreOptions) {
     const file = fileOf(generation);
     try {
       const snapshot = readSnapshot(file, generation);
+      // Ahead of the log (its WAL lost frames, an older database beside newer snapshots): it holds
+      // vectors of events that no longer exist, and would skip the positions written next.
+      const head = options.lockedHead?.();
+      if (snapshot && head !== undefined && BigInt(snapshot.header.checkpoint) > head) {
+        throw new Error(`its checkpoint ${snapshot.header.checkpoint} is ahead of the log's head ${head}`);
+      }
       if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}) };
     } catch (error) {
       setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
