@@ -1,4 +1,5 @@
 import nodejieba from 'nodejieba';
+import { anyLanguage } from './coverage.js';
 import { l2Normalize, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
 export interface HashProviderOptions {
@@ -69,6 +70,8 @@ export function createHashEmbeddingProvider(options: HashProviderOptions = {}): 
       settings: { maxInputChars, features: 'jieba-hmm+char-2-3', normalize: 'nfkc-lower' },
     },
     maxInputChars,
+    // Lexical: words and character n-grams of any script, so it covers every language alike.
+    coverage: anyLanguage,
     async embed(texts) {
       return texts.map((text) => hashEmbed(truncateForEmbedding(text, maxInputChars), dimension));
     },
