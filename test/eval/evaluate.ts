@@ -1,4 +1,5 @@
 import type { MemoryEngine } from '../../src/engine/engine.js';
+import { plainBm25 } from '../bench/plain-bm25.js';
 
 /** A small evaluation set: memories and questions, each question with the ids that answer it. */
 export interface EvalSet {
@@ -15,8 +16,10 @@ export interface SetRecall {
   readonly at10: number;
 }
 
-/** Recall@5 and @10 of each route alone and of the full pipeline, and the questions the full pipeline missed at 5. */
+/** Recall@5 and @10 of plain BM25, of each route alone and of the full pipeline, and the questions the full pipeline missed at 5. */
 export interface SetFigures {
+  /** Plain FTS5 BM25 over the same texts (test/bench/plain-bm25.ts). */
+  readonly bm25: SetRecall;
   readonly keyword: SetRecall;
   readonly vector: SetRecall;
   readonly full: SetRecall;
@@ -44,8 +47,14 @@ function recallOf(lists: readonly (readonly string[])[], set: EvalSet): SetRecal
   };
 }
 
-/** Every question through the keyword route alone, the vector route alone and `engine.recall` (global scope, top 10). */
-export async function evaluateSet(engine: MemoryEngine, set: EvalSet): Promise<SetFigures> {
+/** The recall measured as `full`: `engine.recall` unless a settings variant is given. */
+export type Recall = (request: { query: string; scope: { mode: 'global' }; topK: number }) => Promise<{ memories: readonly { memoryId: string }[] }>;
+
+/** Every question through plain BM25, the keyword route alone, the vector route alone and `engine.recall` (global scope, top 10). */
+export async function evaluateSet(engine: MemoryEngine, set: EvalSet, recall: Recall = (r) => engine.recall(r)): Promise<SetFigures> {
+  const baseline = plainBm25(set.memories);
+  const bm25 = set.queries.map((q) => baseline.search(q.query, 10).map((h) => h.id));
+  baseline.close();
   const keyword: string[][] = [];
   const vector: string[][] = [];
   const full: string[][] = [];
@@ -53,13 +62,13 @@ export async function evaluateSet(engine: MemoryEngine, set: EvalSet): Promise<S
     keyword.push(engine.indexes.keyword.search(q.query, { limit: 10 }).map((h) => h.memoryId));
     const [v] = await engine.provider.embed([q.query]);
     vector.push(v ? (await engine.indexes.vectors.search(v, 10)).map((h) => h.id) : []);
-    full.push((await engine.recall({ query: q.query, scope: { mode: 'global' }, topK: 10 })).memories.map((m) => m.memoryId));
+    full.push((await recall({ query: q.query, scope: { mode: 'global' }, topK: 10 })).memories.map((m) => m.memoryId));
   }
   const missedAt5 = set.queries.filter((q, i) => share(full[i] ?? [], q.relevant, 5) < 1).map((q) => q.query);
-  return { keyword: recallOf(keyword, set), vector: recallOf(vector, set), full: recallOf(full, set), missedAt5 };
+  return { bm25: recallOf(bm25, set), keyword: recallOf(keyword, set), vector: recallOf(vector, set), full: recallOf(full, set), missedAt5 };
 }
 
-/** The better of the two single routes at each k. */
+/** The best of plain BM25 and the two single routes at each k. */
 export function bestRoute(f: SetFigures): SetRecall {
-  return { at5: Math.max(f.keyword.at5, f.vector.at5), at10: Math.max(f.keyword.at10, f.vector.at10) };
+  return { at5: Math.max(f.bm25.at5, f.keyword.at5, f.vector.at5), at10: Math.max(f.bm25.at10, f.keyword.at10, f.vector.at10) };
 }
