@@ -9,7 +9,7 @@ import { createUseLiteEmbeddingProvider, useLiteDefaults } from './use-lite.js';
 
 export * from './provider.js';
 export * from './coverage.js';
-export { createEmbeddingCache, embedWithCache, type EmbeddingCache, type EmbedWithCacheOptions, type EmbedWithCacheResult } from './cache.js';
+export { createEmbeddingCache, embedWithCache, embeddingCacheRows, type EmbeddingCache, type EmbedWithCacheOptions, type EmbedWithCacheResult } from './cache.js';
 export { createHashEmbeddingProvider, type HashProviderOptions } from './hash.js';
 export { createOpenAiEmbeddingProvider, type OpenAiEmbeddingProvider, type OpenAiProviderDeps, type OpenAiProviderOptions } from './openai.js';
 export { createUseLiteEmbeddingProvider, type UseLiteProviderOptions } from './use-lite.js';
