@@ -1,4 +1,4 @@
-import { scriptNames, scriptShare, type ScriptName } from '../../projections/text/scripts.js';
+import { scriptGlobs, scriptNames, scriptShare, type ScriptName } from '../../projections/text/scripts.js';
 
 /**
  * What an embedding provider can embed meaningfully. A model reads the scripts of its vocabulary:
@@ -38,4 +38,30 @@ export function coverageCheck(coverage: EmbeddingCoverage | undefined): ((text: 
   if (!coverage || coverage.scripts === 'any') return null;
   const covered = new Set(coverage.scripts);
   return (text) => scriptShare(text, covered) >= minEmbeddingConfidence;
+}
+
+/** What `status` says of the provider's reach over the store: the scripts it does not read that memories are written in. */
+export interface CoverageReport {
+  readonly provider: string;
+  readonly languages: string;
+  /** Per script the provider does not read, how many active memories hold some of it; only scripts with memories. */
+  readonly uncovered: readonly { readonly script: ScriptName; readonly memories: number }[];
+}
+
+/** The report for `provider` over a store, counting with `countActiveWith` (a GLOB class; see scriptGlobs). */
+export function coverageReport(
+  provider: { readonly fingerprint: { readonly provider: string }; readonly coverage?: EmbeddingCoverage },
+  countActiveWith: (charClass: string) => number,
+): CoverageReport {
+  const uncovered = uncoveredScripts(provider.coverage)
+    .map((script) => ({ script, memories: countActiveWith(scriptGlobs[script]) }))
+    .filter((u) => u.memories > 0);
+  return { provider: provider.fingerprint.provider, languages: provider.coverage?.languages ?? anyLanguage.languages, uncovered };
+}
+
+/** The warning `start` prints, or null when the provider reads every script the store holds. */
+export function coverageWarning(report: CoverageReport): string | null {
+  if (report.uncovered.length === 0) return null;
+  const held = report.uncovered.map((u) => `${u.memories} in ${u.script} script`).join(', ');
+  return `the embedding provider ${report.provider} embeds ${report.languages} only; memories it cannot embed (${held}) are found by keyword and graph, not by meaning (configure an embedding provider that reads them)`;
 }
