@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import nodejieba from 'nodejieba';
+import { cutWords } from '../../src/projections/text/jieba.js';
 import { chineseStopWords, englishStopWords } from '../../src/projections/text/stopwords.js';
 
 /*
@@ -15,7 +15,7 @@ const han = /\p{Script=Han}/u;
 /** Words as the baseline sees them: jieba's cut for text with Han characters, whitespace-separated. */
 function words(text: string): string[] {
   const normal = text.normalize('NFKC').toLowerCase();
-  const parts = han.test(normal) ? nodejieba.cut(normal) : [normal];
+  const parts = han.test(normal) ? cutWords(normal) : [normal];
   return parts.flatMap((p) => p.split(/[^\p{L}\p{N}]+/u)).filter((w) => w.length > 0);
 }
 
