@@ -112,7 +112,7 @@ describe('recall through the engine', () => {
     const without = await openTestEngine(other.dir, { embeddingProvider: provider, recallSettings: { contextNextWeight: 0, contextPreviousWeight: 0 } });
     // Turns: each memory is one message of its session (a note without a source has no conversation around it).
     const turn = (memoryId: string, text: string, sessionId: string) => ({
-      memoryId, text, sessionId, sources: [{ messageId: `m-${memoryId}`, sessionId, role: 'user', senderId: 'u', senderName: 'Kim', content: text, at: null }],
+      memoryId, text, sessionId, sources: [{ messageId: `m-${memoryId}`, sessionId, role: 'user' as const, senderId: 'u', senderName: 'Kim', content: text, at: null }],
     });
     for (const e of [engine, without]) {
       await e.writeMemory(turn('q', 'Kim: how long have you been married?', 's1'));
