@@ -4,7 +4,7 @@ import { createSqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { coverageReport, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import { openIndexes, rebuildVectorIndexes } from './indexes.js';
 import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
@@ -173,6 +173,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         vectors: indexes.vectors.status(),
         graphVectors: indexes.graphVectors.status(),
         maintenance: maintenance.status(),
+        embedding: coverageReport(provider, (charClass) => indexes.documents.countActiveWith(charClass)),
       };
     },
     async close(): Promise<void> {

@@ -141,6 +141,11 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
         WHERE text IN (SELECT value FROM json_each(?)) AND json_extract(metadata, '$.status') != 'forgotten'`;
       return prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
     },
+    /** Active memories whose text holds a character matching `charClass`, a GLOB class such as `[一-鿿]`. */
+    countActiveWith(charClass: string): number {
+      const sql = `SELECT count(*) AS n FROM ${table()} WHERE json_extract(metadata, '$.status') = 'active' AND text GLOB ?`;
+      return (prepare(sql).get(`*${charClass}*`) as { n: number }).n;
+    },
     count(status?: DocumentMetadata['status']): number {
       const sql = status
         ? `SELECT count(*) AS n FROM ${table()} WHERE json_extract(metadata, '$.status') = ?`

@@ -8,6 +8,8 @@ import { clip, screenWidth, shortIds, shortTime, table } from './output.js';
 import { describeEvent } from '../../replay/describe.js';
 import type { RecordedEvent } from '../../events/log/event-log.js';
 import { memoryCommands } from './memory-commands.js';
+import { explainTable } from './explain-table.js';
+import { coverageWarning } from '../../providers/embeddings/coverage.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
@@ -35,6 +37,8 @@ const status: Handler = async (engine, _inv, out) => {
       ...[...s.vectors.setAside, ...s.graphVectors.setAside].map(
         (a) => `snapshot set aside: ${a.file} -> ${a.movedTo ?? '(not moved)'} at ${a.at}, rebuilt from the log: ${a.reason}`,
       ),
+      `embedding: ${s.embedding.provider}, embeds ${s.embedding.languages}` +
+        s.embedding.uncovered.map((u) => `; ${u.memories} memories in ${u.script} script skip the vector route`).join(''),
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
@@ -114,6 +118,8 @@ const start: Handler = async (engine, inv, out) => {
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
   const { repaired } = engine.maintenance.status();
+  const warning = coverageWarning((await engine.status()).embedding);
+  if (warning) process.stderr.write(`warning: ${warning}\n`);
   out.json ||
     out.print(null, () =>
       ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
@@ -140,7 +146,7 @@ const search: Handler = async (engine, inv, out) => {
           .map((m, i) => {
             const head = `${i + 1}. ${m.memoryId}  score ${m.score.toFixed(3)}  importance ${m.importance}  ${m.createdAt}`;
             const body = m.facts.length > 0 ? m.facts.map((f) => `   - ${f}`).join('\n') : `   ${m.text}`;
-            const why = m.explain ? `\n   why: ${JSON.stringify(m.explain)}` : '';
+            const why = m.explain ? `\n${explainTable(m.explain)}` : '';
             return `${head}\n${body}${why}`;
           })
           .join('\n'),
