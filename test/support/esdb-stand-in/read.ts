@@ -37,7 +37,20 @@ export function readEvent(record: StoredRecord): InstanceType<typeof Resp.ReadEv
   return event;
 }
 
-const eventResp = (record: StoredRecord): ReadResp => new Resp().setEvent(readEvent(record));
+// Serialising with google-protobuf costs more than anything else the stand-in does, so each
+// record's answer is serialised once (tampering tests change a record's bytes: the key covers them).
+const serialised = new WeakMap<StoredRecord, { data: Uint8Array; metadata: Uint8Array; bytes: Uint8Array }>();
+function eventResp(record: StoredRecord): ReadResp {
+  const resp = new Resp();
+  let cached = serialised.get(record);
+  if (!cached || cached.data !== record.data || cached.metadata !== record.metadata) {
+    cached = { data: record.data, metadata: record.metadata, bytes: resp.setEvent(readEvent(record)).serializeBinary() };
+    serialised.set(record, cached);
+  }
+  const bytes = cached.bytes;
+  resp.serializeBinary = () => bytes;
+  return resp;
+}
 
 /** A server-side filter on event type or stream name, by regex or prefixes. */
 function filterOf(options: InstanceType<typeof Options>): { allowed: Filter; window: number; checkpointEvery: number } | null {
