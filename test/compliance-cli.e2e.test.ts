@@ -51,7 +51,7 @@ describe('lmem replay and compliance-export', () => {
     expect(lmem(['compliance-export', '--verify', out]).stdout).toMatch(/verifies/);
     appendFileSync(join(out, 'records.jsonl'), '{"record":"memory"}\n');
     const tampered = lmem(['compliance-export', '--verify', out]);
-    expect(tampered.code).toBe(1);
+    expect(tampered.code).toBe(3);
     expect(tampered.stdout).toMatch(/does NOT verify[\s\S]*records\.jsonl: sha256/);
     const none = lmem(['compliance-export', '--out', join(dataDir, 'x')]);
     expect(none.code).toBe(2);

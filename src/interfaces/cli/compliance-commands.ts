@@ -1,7 +1,9 @@
 import { ValidationError } from '../../events/errors.js';
 import type { ExportFormat } from '../../replay/compliance/export.js';
 import type { ReplayTurn } from '../../replay/session-replay.js';
-import { number, position, str, type Command, type Handler } from './args.js';
+import { integer, naturalNumber, oneOf, parsePosition, position, str, type Command, type Handler } from './args.js';
+import { opt, subjectOptions } from './options.js';
+import { verifyFailedExitCode } from './exit-codes.js';
 
 const formatFlag = (value: string | undefined): ExportFormat | undefined => {
   if (value === undefined || value === 'jsonl' || value === 'csv' || value === 'both') return value;
@@ -28,10 +30,9 @@ const describeTurn = (t: ReplayTurn): string[] => [
 const replay: Handler = async (engine, inv, out) => {
   const sessionId = str(inv, 'session');
   if (!sessionId) throw new ValidationError('session', 'is required');
-  const turn = number(inv, 'to');
+  const turn = integer(inv, 'to', 0);
   const at = position(inv, 'to-position');
   if (turn !== undefined && at !== undefined) throw new ValidationError('to', 'give --to or --to-position, not both');
-  if (turn !== undefined && (!Number.isInteger(turn) || turn < 0)) throw new ValidationError('to', `must be a turn number, got ${turn}`);
   const result = await engine.replaySession(sessionId, turn !== undefined ? { turn } : at !== undefined ? { position: at } : undefined);
   out.print(result, () =>
     [`session ${result.sessionId}: ${result.turns.filter((t) => t.turn > 0).length} of ${result.totalTurns} turns, up to position ${result.position}`, ...result.turns.flatMap(describeTurn)].join('\n'),
@@ -43,7 +44,7 @@ const complianceExport: Handler = async (engine, inv, out) => {
   if (verify !== undefined) {
     const checked = await engine.verifyComplianceExport(verify);
     out.print(checked, () => (checked.ok ? `export in ${verify} verifies: files match the manifest` : ['export does NOT verify:', ...checked.problems.map((p) => `  ${p}`)].join('\n')));
-    return checked.ok ? 0 : 1;
+    return checked.ok ? 0 : verifyFailedExitCode;
   }
   const dir = str(inv, 'out');
   if (!dir) throw new ValidationError('out', 'is required: the directory to write the export to');
@@ -61,9 +62,24 @@ const complianceExport: Handler = async (engine, inv, out) => {
 
 /** Session replay and compliance export (ADR 20). */
 export const complianceCommands: Readonly<Record<string, Command>> = {
-  replay: { run: replay, usage: 'replay --session S [--to TURN | --to-position P]  one session turn by turn: messages, recalls, memories written and taken back' },
+  replay: {
+    run: replay,
+    summary: 'one session turn by turn: messages, recalls, memories written and taken back',
+    options: [
+      { ...opt.session, description: 'the session (required)' },
+      { flags: '--to <turn>', description: 'stop after this turn', value: naturalNumber },
+      { flags: '--to-position <position>', description: 'stop at this log position', value: parsePosition },
+    ],
+  },
   'compliance-export': {
     run: complianceExport,
-    usage: 'compliance-export --user U|--session S|--persona P|--all --out DIR [--format jsonl|csv|both] | --verify DIR  every record of a subject, with a manifest',
+    summary: 'every record of a subject with a manifest (--out DIR), or check an export (--verify DIR; exit 3 when it does not verify)',
+    options: [
+      ...subjectOptions,
+      { flags: '--all', description: 'every subject' },
+      opt.out,
+      { flags: '--format <format>', description: 'jsonl, csv or both', value: oneOf('jsonl', 'csv', 'both') },
+      { flags: '--verify <dir>', description: 'check an export against its manifest' },
+    ],
   },
 };
