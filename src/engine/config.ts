@@ -5,6 +5,7 @@ import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
 import { llmConfigSchema } from '../providers/llm/index.js';
 import { rerankConfigSchema } from '../providers/rerank.js';
+import { defaultLogConfig, logConfigSchema } from './log-config.js';
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z
@@ -24,6 +25,7 @@ export const configSchema = z
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
     conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
+    log: logConfigSchema.default(defaultLogConfig),
   })
   .strict();
 
@@ -51,6 +53,8 @@ const envKeys: Readonly<Record<string, { readonly path: readonly string[]; reado
   LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
   LIVINGMEMORY_MEMORY_SCOPE_MODE: { path: ['conversation', 'scopeMode'] },
   LIVINGMEMORY_LLM_PROVIDER: { path: ['llm', 'provider'] },
+  LIVINGMEMORY_LOG_KIND: { path: ['log', 'kind'] },
+  LIVINGMEMORY_EVENTSTORE_URL: { path: ['log', 'eventstoredb', 'connectionString'] },
 };
 const envMeta = new Set(['LIVINGMEMORY_CONFIG']);
 

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { openDatabase } from '../events/log/sqlite-database.js';
-import { createSqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
@@ -26,6 +25,10 @@ import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
+import { embeddingPrefill } from './embedding-prefill.js';
+import { openEngineLog } from './event-log.js';
+import { readModelLag } from './lag.js';
+import { joinSharedLog, type SharedLog } from './shared-log.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export { engineProjections } from './indexes.js';
@@ -45,26 +48,35 @@ export interface EngineOptions {
    * conversations and recalls, but schedules no summaries.
    */
   readonly llmProvider?: LlmProvider | null;
+  /** On a shared log (log.kind eventstoredb), keep the read models live by subscription (default true). */
+  readonly follow?: boolean;
 }
 
-/** Opens the embedded engine: one SQLite file with the log and every projection, caught up. */
+/**
+ * Opens the engine: one SQLite file with every projection, caught up, and the log in the same file
+ * or, with `log.kind: eventstoredb`, in EventStoreDB shared with other nodes (ADR 27).
+ */
 export async function createMemoryEngine(config: Config, options: EngineOptions = {}) {
   const env = options.env ?? systemEnvironment;
   const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
-  const log = createSqliteEventLog(db);
+  const { log, shared, lockedHead } = await openEngineLog(config, db);
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
   const cache = createEmbeddingCache(db);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'),
+    ...(lockedHead ? { lockedHead } : {}), ...(shared ? { vectorLog: embeddingPrefill(log, provider, cache) } : {}),
   });
+  const startedEmpty = indexes.appliedPosition() === 0n;
   await indexes.catchUp();
   const access = createAccessBatcher(log, env);
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
+  const write = createWritePath({
+    log, env, indexes, provider, cache, defaultActor: config.actor, readYourWritesTimeoutMs: config.log.eventstoredb.readYourWritesTimeoutMs,
+  });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
   const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
@@ -77,9 +89,16 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
       }, 'stream_exists'),
   });
+  let sharing: SharedLog | null = null;
   const eraseSubject = createErasure({
     db, log, env, indexes, provider, cache, defaultActor: config.actor, invalidate: () => recall.invalidate(),
+    recording: (erasureId) => sharing?.erasing(erasureId),
   });
+  if (shared) {
+    sharing = await joinSharedLog({
+      db, log: shared, indexes, provider, cache, invalidate: () => recall.invalidate(), startedEmpty, follow: options.follow !== false,
+    });
+  }
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
 
@@ -136,17 +155,26 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     beforeLlmRequest: conversation.beforeLlmRequest,
     /** After an LLM call: record the reply, schedule a background summary at the threshold. */
     afterLlmResponse: conversation.afterLlmResponse,
+    /** Records the shared log's digest up to its head (ADR 27); null on the SQLite log, whose chain links every row. */
+    anchorLog: async () => (shared ? shared.anchor() : null),
+    /** Resolves when the follower of a shared log has applied what it has seen (tests). */
+    settled: async (): Promise<void> => sharing?.idle(),
     async status() {
+      const [projections, vectors, graphVectors] = [indexes.runner.status(), indexes.vectors.status(), indexes.graphVectors.status()];
+      const lag = await readModelLag(log, [...projections.map((p) => p.checkpoint), vectors.checkpoint, graphVectors.checkpoint], env.now());
       return {
+        log: log.kind,
         headPosition: await log.headPosition(),
-        projections: indexes.runner.status(),
-        vectors: indexes.vectors.status(),
-        graphVectors: indexes.graphVectors.status(),
+        projections: projections.map((p, i) => ({ ...p, lag: lag[i] })),
+        vectors: { ...vectors, lag: lag[projections.length] },
+        graphVectors: { ...graphVectors, lag: lag[projections.length + 1] },
         maintenance: maintenance.status(),
+        ...(sharing ? { shared: sharing.status() } : {}),
       };
     },
     async close(): Promise<void> {
       ready = false;
+      await sharing?.stop();
       await summaries.close(config.conversation.shutdownTimeoutMs);
       await maintenance.cancel();
       await access.flush();

@@ -4,7 +4,7 @@ import { erasableSubjectKindSchema, type ErasureCounts } from '../events/erasure
 import { parseOrThrow } from '../events/errors.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
-import type { SqliteEventLog } from '../events/log/sqlite-event-log.js';
+import type { SealedEventLog } from '../events/log/sealed-log.js';
 import { idSchema } from '../events/metadata.js';
 import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
@@ -31,7 +31,7 @@ export interface ErasureReceipt {
 
 interface ErasureDeps {
   readonly db: SqliteDatabase;
-  readonly log: SqliteEventLog;
+  readonly log: SealedEventLog;
   readonly env: Environment;
   readonly indexes: Indexes;
   readonly provider: EmbeddingProvider;
@@ -39,6 +39,8 @@ interface ErasureDeps {
   readonly defaultActor: string;
   /** Drops what the engine holds in memory (the recall cache). */
   readonly invalidate: () => void;
+  /** Told the erasure's id before it is recorded (a node of a shared log, ADR 27). */
+  readonly recording?: (erasureId: string) => void;
 }
 
 /** The texts an embedding may have been cached for: every text the subject's events carried. */
@@ -57,15 +59,15 @@ function textsOf(events: readonly RecordedEvent[]): string[] {
  * plaintext stays in the file.
  */
 export function createErasure(deps: ErasureDeps) {
-  const { db, log, indexes, provider } = deps;
-  const hashOf = (text: string): string => contentHash(truncateForEmbedding(text, provider.maxInputChars));
+  const { log, indexes } = deps;
 
   return async function eraseSubject(input: unknown, ctx: CallContext = {}): Promise<ErasureReceipt> {
     const { kind, id, reason } = parseOrThrow(eraseInputSchema, input);
     await indexes.catchUp();
-    const erasedHashes = new Set(textsOf(await log.sealedEvents({ kind, id })).map(hashOf));
+    const erasedTexts = textsOf(await log.sealedEvents({ kind, id }));
     const meta = commandMetadata(deps.env, ctx.actor ?? deps.defaultActor, ctx);
     const erasureId = meta.commandId;
+    deps.recording?.(erasureId);
     const result = await log.eraseSubject({ kind, id }, (erasure) => ({
       streamId: streams.erasures,
       event: stampEvents(
@@ -77,21 +79,38 @@ export function createErasure(deps: ErasureDeps) {
         meta,
       )[0] as RecordedEvent,
     }));
-    deps.invalidate();
-    // A rebuild is a replay: the live read models become exactly what the log now says, erased items as erased.
-    await indexes.runner.rebuildAll(engineProjections.map((p) => p.name), `subject ${kind} erased`);
-    await indexes.vectors.rebuild();
-    await indexes.graphVectors.rebuild();
-    await indexes.catchUp();
-    deps.invalidate();
-    // A text another live memory still has keeps its cached vector.
-    for (const text of liveTexts(db, indexes)) erasedHashes.delete(hashOf(text));
-    const embeddingsForgotten = deps.cache.forget([...erasedHashes]);
+    const { embeddingsForgotten, walTruncated } = await purgeErasedContent(deps, erasedTexts, `subject ${kind} erased`);
     return {
       erasureId, subject: { kind, id }, position: result.lastPosition, keyIds: result.keyId === undefined ? [] : [result.keyId],
-      counts: result.counts, embeddingsForgotten, walTruncated: scrubFile(db),
+      counts: result.counts, embeddingsForgotten, walTruncated,
     };
   };
+}
+
+/**
+ * What follows the destruction of a key on every node that holds read models (ADR 19, 27): a
+ * replay of every read model, where the content now reads as erased; the cached embeddings of
+ * `erasedTexts` that no live memory still uses; then an empty WAL and a vacuumed file.
+ */
+export async function purgeErasedContent(
+  deps: Pick<ErasureDeps, 'db' | 'indexes' | 'provider' | 'cache' | 'invalidate'>,
+  erasedTexts: readonly string[],
+  reason: string,
+): Promise<{ embeddingsForgotten: number; walTruncated: boolean }> {
+  const { db, indexes, provider } = deps;
+  const hashOf = (text: string): string => contentHash(truncateForEmbedding(text, provider.maxInputChars));
+  const erasedHashes = new Set(erasedTexts.map(hashOf));
+  deps.invalidate();
+  // A rebuild is a replay: the live read models become exactly what the log now says, erased items as erased.
+  await indexes.runner.rebuildAll(engineProjections.map((p) => p.name), reason);
+  await indexes.vectors.rebuild();
+  await indexes.graphVectors.rebuild();
+  await indexes.catchUp();
+  deps.invalidate();
+  // A text another live memory still has keeps its cached vector.
+  for (const text of liveTexts(db, indexes)) erasedHashes.delete(hashOf(text));
+  const embeddingsForgotten = deps.cache.forget([...erasedHashes]);
+  return { embeddingsForgotten, walTruncated: scrubFile(db) };
 }
 
 function liveTexts(db: SqliteDatabase, indexes: Indexes): string[] {

@@ -119,6 +119,16 @@ function appendAndReadContract(factory: EventLogFactory, dense: boolean): void {
       expect(await log().readAll()).toHaveLength(5);
     });
 
+    it('reads back from the head, or from before a position, in position order', async () => {
+      await log().append('memory-a', memoryEvents('a', 3));
+      await log().append('memory-b', memoryEvents('b', 3));
+      const all = await log().readAll();
+      expect(await log().readBackward({ limit: 2 })).toEqual(all.slice(4));
+      expect(await log().readBackward({ before: all[3]!.globalPosition, limit: 2 })).toEqual(all.slice(1, 3));
+      expect(await log().readBackward({ before: all[0]!.globalPosition })).toEqual([]);
+      expect(await log().readBackward()).toEqual(all);
+    });
+
     it('pages through more than one page with from = last position + 1', async () => {
       for (let i = 0; i < 5; i += 1) await log().append(`memory-${i}`, memoryEvents(`${i}`, 3));
       const pages: RecordedEvent[][] = [];

@@ -23,7 +23,7 @@ export interface EventStoreUnderTest {
 export async function eventStoreUnderTest(options: StandInOptions = {}): Promise<EventStoreUnderTest> {
   const standIn = realEventStoreUrl ? null : await startEventStoreStandIn(options);
   const url = realEventStoreUrl ?? (standIn as EventStoreStandIn).url;
-  const namespace = `lmtest-${randomUUID().slice(0, 8)}`;
+  const namespace = `lmtest_${randomUUID().slice(0, 8)}`;
   const logs: EventStoreDbEventLog[] = [];
   return {
     url,

@@ -16,7 +16,7 @@ const status: Handler = async (engine, _inv, out) => {
   const m = s.maintenance;
   out.print({ ...s, memories: counts }, () =>
     [
-      `log head: ${s.headPosition}`,
+      `log head: ${s.headPosition} (${s.log}${s.shared ? `, namespace ${s.shared.namespace}` : ''})`,
       `memories: ${counts.active} active, ${counts.all} in all`,
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
@@ -25,13 +25,14 @@ const status: Handler = async (engine, _inv, out) => {
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
       table([
-        ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding'],
-        ...s.projections.map((p) => [
+        ['projection', 'version', 'generation', 'checkpoint', 'behind (events)', 'behind (ms)', 'rebuilding'],
+        ...[...s.projections, { ...s.vectors, version: null }, { ...s.graphVectors, version: null }].map((p) => [
           p.name,
           p.version,
           p.generation,
           p.checkpoint,
-          s.headPosition - p.checkpoint,
+          p.lag ? `${p.lag.events}${p.lag.capped ? '+' : ''}` : null,
+          p.lag?.ms ?? null,
           p.building ? `g${p.building.generation} at ${p.building.checkpoint}` : null,
         ]),
       ]),
@@ -64,11 +65,8 @@ const events: Handler = async (engine, inv, out) => {
   const from = position(inv, 'from');
   let found;
   if (stream) found = await engine.log.readStream(stream);
-  else {
-    const head = await engine.log.headPosition();
-    const start = from ?? (head > BigInt(tail) ? head - BigInt(tail) + 1n : 1n);
-    found = await engine.log.readAll({ from: start, limit: tail });
-  }
+  // Positions may have gaps (EventStoreDB), so the tail is read back from the head.
+  else found = from === undefined ? await engine.log.readBackward({ limit: tail }) : await engine.log.readAll({ from, limit: tail });
   out.print(found, () =>
     found.length === 0
       ? 'no events'
