@@ -74,7 +74,7 @@ function readAll(call: Call, store: StandInStore, options: InstanceType<typeof O
   const count = Number(options.getCount());
   const backwards = options.getReadDirection() === Options.ReadDirection.BACKWARDS;
   const allowed = filterOf(options)?.allowed ?? (() => true);
-  const records = store.records();
+  const records = store.visibleRecords();
   let picked: StoredRecord[];
   if (!backwards) {
     const start = all.getAllOptionCase() === Options.AllOptions.AllOptionCase.POSITION
@@ -153,7 +153,8 @@ function subscribe(call: Call, store: StandInStore, options: InstanceType<typeof
   let closed = false;
   const pump = (): void => {
     if (closed) return;
-    const records = store.records();
+    const records = store.visibleRecords();
+    if (records.length < store.records().length) setTimeout(pump, store.readLagMs).unref();
     for (let i = store.indexAfter(after); i < records.length; i += 1) {
       const record = records[i] as StoredRecord;
       after = record.position;

@@ -20,6 +20,8 @@ export interface StoredRecord {
   metadata: Uint8Array;
   /** .NET ticks since the Unix epoch, as the server's `created` metadata. */
   readonly created: bigint;
+  /** Date.now() when written, for the simulated replication lag. */
+  readonly writtenAt: number;
 }
 
 export interface ProposedEvent {
@@ -70,6 +72,11 @@ const encoder = new TextEncoder();
 export interface StandInStoreOptions {
   /** After every this many appends a `$statsCollected` event lands in a system stream, as a server's stats would. */
   readonly systemNoiseEvery?: number;
+  /**
+   * Reads of $all (and subscriptions) see a record only this long after it was written, as reads
+   * served by a follower of a cluster would; appends and stream reads stay on the leader.
+   */
+  readonly readLagMs?: number;
 }
 
 /** The stand-in's storage: positions are byte offsets with gaps, like a real transaction file. */
@@ -104,9 +111,10 @@ export function createStandInStore(options: StandInStoreOptions = {}) {
   };
   const write = (state: StreamState, streamId: string, events: readonly ProposedEvent[], revisionOf: (i: number) => bigint): StoredRecord[] => {
     const transaction = next;
-    const created = BigInt(Date.now()) * 10_000n;
+    const writtenAt = Date.now();
+    const created = BigInt(writtenAt) * 10_000n;
     const written = events.map((event, i) => {
-      const record: StoredRecord = { ...event, position: next, transaction, streamId, revision: revisionOf(i), created };
+      const record: StoredRecord = { ...event, position: next, transaction, streamId, revision: revisionOf(i), created, writtenAt };
       next += recordOverhead + BigInt(encoder.encode(streamId).length + encoder.encode(event.type).length + event.data.length + event.metadata.length);
       log.push(record);
       byPosition.set(record.position, record);
@@ -179,6 +187,16 @@ export function createStandInStore(options: StandInStoreOptions = {}) {
     /** Index of the first record after `position`, whatever `position` is. */
     indexAfter: (position: bigint): number => firstAtOrAfter(position + 1n),
     records: (): readonly StoredRecord[] => log,
+    /** The records a read of $all sees now (all of them unless a replication lag is simulated). */
+    visibleRecords(): readonly StoredRecord[] {
+      const lag = options.readLagMs ?? 0;
+      if (lag === 0) return log;
+      const cutoff = Date.now() - lag;
+      let end = log.length;
+      while (end > 0 && (log[end - 1] as StoredRecord).writtenAt > cutoff) end -= 1;
+      return end === log.length ? log : log.slice(0, end);
+    },
+    readLagMs: options.readLagMs ?? 0,
     /** The position the next record will take. */
     end: (): bigint => next,
     onAppend(wake: () => void): () => void {
