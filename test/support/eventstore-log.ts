@@ -19,10 +19,14 @@ export interface EventStoreUnderTest {
   cleanup(): Promise<void>;
 }
 
-/** A fresh server (stand-in) or a fresh namespace (real server), and logs opened on it. */
-export async function eventStoreUnderTest(options: StandInOptions = {}): Promise<EventStoreUnderTest> {
-  const standIn = realEventStoreUrl ? null : await startEventStoreStandIn(options);
-  const url = realEventStoreUrl ?? (standIn as EventStoreStandIn).url;
+/**
+ * A fresh server (stand-in) or a fresh namespace (real server), and logs opened on it;
+ * `realServer: false` for tests that need the stand-in itself (tampering, dropped connections).
+ */
+export async function eventStoreUnderTest(options: StandInOptions & { readonly realServer?: boolean } = {}): Promise<EventStoreUnderTest> {
+  const real = options.realServer === false ? undefined : realEventStoreUrl;
+  const standIn = real ? null : await startEventStoreStandIn(options);
+  const url = real ?? (standIn as EventStoreStandIn).url;
   const namespace = `lmtest_${randomUUID().slice(0, 8)}`;
   const logs: EventStoreDbEventLog[] = [];
   return {
