@@ -1,0 +1,34 @@
+import type { EngineOptions, MemoryEngine } from '../../src/engine/engine.js';
+import { openTestEngine } from './engine.js';
+import { openEventStoreEngine } from './eventstore-engine.js';
+import { eventStoreTarget, eventStoreUnderTest } from './eventstore-log.js';
+
+export interface EngineHost {
+  /** A fresh store on `dir`: each call its own log (a namespace of its own on EventStoreDB). */
+  open(dir: string, options?: EngineOptions): Promise<MemoryEngine>;
+  stop(): Promise<void>;
+}
+
+export interface EngineLogKind {
+  readonly name: string;
+  /** Runs of a property: EventStoreDB goes through gRPC, so it gets fewer of the same property. */
+  runs(sqliteRuns: number): number;
+  start(): Promise<EngineHost>;
+}
+
+/** The engine's properties hold on both logs: the SQLite file, and EventStoreDB (stand-in or EVENTSTORE_URL). */
+export const engineLogKinds: readonly EngineLogKind[] = [
+  { name: 'sqlite log', runs: (n) => n, start: async () => ({ open: openTestEngine, stop: async () => undefined }) },
+  {
+    name: `EventStoreDB log (${eventStoreTarget})`,
+    runs: (n) => Math.max(2, Math.ceil(n / 8)),
+    async start() {
+      const target = await eventStoreUnderTest();
+      let stores = 0;
+      return {
+        open: (dir, options = {}) => openEventStoreEngine(dir, target.url, `${target.namespace}_${(stores += 1)}`, options),
+        stop: () => target.cleanup(),
+      };
+    },
+  },
+];
