@@ -3,11 +3,12 @@ import { openDatabase } from '../events/log/sqlite-database.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { createEmbeddingCache, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
-import { openIndexes } from './indexes.js';
+import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { openIndexes, rebuildVectorIndexes } from './indexes.js';
+import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
 import { takeBackup } from './backup.js';
-import { createErasure } from './erase.js';
+import { createErasure } from './erase/index.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
 import { createReranker } from '../providers/rerank.js';
@@ -19,7 +20,9 @@ import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
 import { createTransfer } from './transfer.js';
 import { createCompliance } from './compliance.js';
+import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
+import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
@@ -28,7 +31,7 @@ import type { MemoryWriter } from './summarize/task.js';
 import { embeddingPrefill } from './embedding-prefill.js';
 import { openEngineLog } from './event-log.js';
 import { readModelLag } from './lag.js';
-import { joinSharedLog, type SharedLog } from './shared-log.js';
+import { joinSharedLog, notingErasures, type SharedLog } from './shared-log.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export { engineProjections } from './indexes.js';
@@ -61,27 +64,33 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
   const { log, shared, lockedHead } = await openEngineLog(config, db);
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
-  const cache = createEmbeddingCache(db);
+  const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
-    hooks: rebuildEventHooks(log, env, 'system:projections'),
+    hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
     ...(lockedHead ? { lockedHead } : {}), ...(shared ? { vectorLog: embeddingPrefill(log, provider, cache) } : {}),
   });
   const startedEmpty = indexes.appliedPosition() === 0n;
   await indexes.catchUp();
+  // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
+  if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
   const access = createAccessBatcher(log, env);
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
   const write = createWritePath({
-    log, env, indexes, provider, cache, defaultActor: config.actor, readYourWritesTimeoutMs: config.log.eventstoredb.readYourWritesTimeoutMs,
+    log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits,
+    readYourWritesTimeoutMs: config.log.eventstoredb.readYourWritesTimeoutMs,
   });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
-  const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
+  const transfer = createTransfer({
+    log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
+  });
+  const outputs = createOutputs(config);
   const maintenance = createMaintenance({
-    db, indexes, provider, cache,
+    db, log, indexes, provider, cache,
     recordRepaired: (memoryId) =>
       recordEvent(log, env, 'system:maintenance', streams.memory(memoryId), {
         type: 'MemoryEmbeddingRepaired',
@@ -89,19 +98,6 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
       }, 'stream_exists'),
   });
-  let sharing: SharedLog | null = null;
-  const eraseSubject = createErasure({
-    db, log, env, indexes, provider, cache, defaultActor: config.actor, invalidate: () => recall.invalidate(),
-    recording: (erasureId) => sharing?.erasing(erasureId),
-  });
-  if (shared) {
-    sharing = await joinSharedLog({
-      db, log: shared, indexes, provider, cache, invalidate: () => recall.invalidate(), startedEmpty, follow: options.follow !== false,
-    });
-  }
-  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
-  if (options.maintenance !== false) void maintenance.start();
-
   const memories: MemoryWriter & { exists(id: string): boolean } = {
     write: (input) => run('WriteMemory', input, { actor: 'system:summarizer' }),
     forget: (memoryId, reason) =>
@@ -115,12 +111,31 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const summaries = createSummaryRunner({
     store, conversations: indexes.conversations, llm: options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
+  let sharing: SharedLog | null = null;
+  const erasureDeps = {
+    db, log, env, indexes, provider, cache, defaultActor: config.actor,
+    invalidate: () => {
+      recall.invalidate();
+      store.forgetCached();
+    },
+    quiesce: () => summaries.cancelAll(),
+  };
+  // On a shared log, this node's own erasures are noted before they are recorded: its follower leaves them alone.
+  const erasure = createErasure({ ...erasureDeps, log: shared ? notingErasures(log, (id) => sharing?.erasing(id)) : log });
+  // An erasure a killed process left part-way is finished before anything reads the store.
+  await erasure.resumeErasures();
+  if (shared) sharing = await joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
+  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
+  if (options.maintenance !== false) void maintenance.start();
   let ready = false;
   const conversation = createConversationHooks({
     store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
-    config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
+    config: config.conversation, limits: config.limits, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
-  await summaries.recoverInterrupted();
+  // With conversations or documents stopped at an event (ADR 23), recovery waits for their rebuild; the store still opens.
+  await summaries.recoverInterrupted().catch((error: unknown) => {
+    if (!(error instanceof ProjectionFailedError)) throw error;
+  });
   ready = true;
 
   return {
@@ -136,10 +151,21 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
-    /** Crypto-shreds a user, session or persona: `{ kind, id, reason }` (ADR 19). */
-    eraseSubject,
-    /** Copies the whole store to `path` while it runs, and records BackupTaken. */
-    backup: (path: string) => takeBackup(db, log, env, config.actor, path),
+    /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
+    eraseSubject: erasure.eraseSubject,
+    /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
+    previewErasure: erasure.previewErasure,
+    /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
+    backup: (path: string, options: { force?: boolean } = {}) =>
+      takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),
+    /** Writes an export (`exportMemories`) to a file outside the store, through a temporary file; returns the real path and size. */
+    exportMemoriesToFile: async (target: string, options: Parameters<typeof transfer.exportMemories>[0] & { force?: boolean } = {}) => {
+      const content = transfer.exportMemories(options);
+      const path = await outputs.writeFile(target, content, { flag: 'out', force: options.force === true });
+      return { path, bytes: Buffer.byteLength(content) };
+    },
+    /** The guard of every output path (ADR 24). */
+    outputs,
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
     recall: recall.recall,
     flushAccess: () => access.flush(),
@@ -148,7 +174,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** `previewImport`, `importMemories` (all or nothing) and `exportMemories` (native JSON or CSV). */
     ...transfer,
     /** `replaySession` (turn by turn), `complianceExport` of a subject and `verifyComplianceExport` (ADR 20). */
-    ...createCompliance({ log, env }),
+    ...createCompliance({ db, log, env, outputs }),
     /** Host hooks around each LLM call, session reset, summarize now, cleanup of old injection blocks. */
     conversation,
     /** Before an LLM call: reconcile with the host's history, record the user message, recall; see `src/engine/hooks`. */

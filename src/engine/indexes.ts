@@ -15,7 +15,7 @@ import type { VectorSource } from '../projections/vectors/apply.js';
 import { graphEntryVectorFeed } from '../projections/vectors/feed.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
 import { createReadModels } from '../queries/read-models.js';
-import { contentHash, fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 
 /** The read models the engine keeps in SQLite; each is rebuilt from the log alone. */
 export const engineProjections: readonly Projection[] = [
@@ -41,6 +41,8 @@ export interface IndexOptions {
   readonly lockedHead?: () => bigint;
   /** The log the vector projections read, when it is not `log` (a shared log embeds what others wrote). */
   readonly vectorLog?: EventLog;
+  /** The clock of set-aside records (damaged snapshots). */
+  readonly now?: () => Date;
 }
 
 /** The vector projection reads the embedding cache, keyed exactly as the engine filled it. */
@@ -49,7 +51,7 @@ export function cacheVectorSource(provider: EmbeddingProvider, cache: EmbeddingC
   return {
     fingerprint: fpKey,
     dimension: provider.fingerprint.dimension ?? 0,
-    keyOf: (text) => contentHash(truncateForEmbedding(text, provider.maxInputChars)),
+    keyOf: (text) => cache.keyOf(truncateForEmbedding(text, provider.maxInputChars)),
     lookup: (key) => cache.get(fpKey, key),
   };
 }
@@ -64,9 +66,10 @@ export function openIndexes(options: IndexOptions) {
   const dir = join(options.dataDir, 'vectors');
   const vectorLog = options.vectorLog ?? log;
   const head = lockedHead ? { lockedHead } : {};
-  const vectors = createVectorStore({ db, log: vectorLog, dir, source, pageSize: options.pageSize, ...head });
+  const clock = options.now ? { now: options.now } : {};
+  const vectors = createVectorStore({ db, log: vectorLog, dir, source, pageSize: options.pageSize, ...head, ...clock });
   // Graph entries get vectors of their own, from the same cache, in the same folder.
-  const graphVectors = createVectorStore({ db, log: vectorLog, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, ...head });
+  const graphVectors = createVectorStore({ db, log: vectorLog, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, ...head, ...clock });
   return {
     runner,
     vectors,
@@ -98,3 +101,14 @@ export function openIndexes(options: IndexOptions) {
 }
 
 export type Indexes = ReturnType<typeof openIndexes>;
+
+/**
+ * Rebuilds both vector indexes and switches to them whatever share of embeddings is missing (those
+ * items stay pending for maintenance): the old index must not stay live (an erasure, a rekeyed cache).
+ */
+export async function rebuildVectorIndexes(indexes: Pick<Indexes, 'vectors' | 'graphVectors'>): Promise<void> {
+  for (const store of [indexes.vectors, indexes.graphVectors]) {
+    const result = await store.rebuild({ maxFailureRatio: 1, fresh: true });
+    if (result.status !== 'completed') throw new Error(`the ${store.feed.name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
+  }
+}

@@ -41,6 +41,7 @@ export async function verifyProjections(
   log: EventLog,
   runner: ProjectionRunner,
   projections: readonly Projection[],
+  signal?: AbortSignal,
 ): Promise<ProjectionCheck[]> {
   const position = await log.headPosition();
   const failed = (live: (string | null)[], detail: string): ProjectionCheck[] =>
@@ -50,19 +51,27 @@ export async function verifyProjections(
   } catch (error) {
     return failed([], `live catch-up: ${message(error)}`);
   }
-  const checkpoints = new Map(runner.status().map((s) => [s.name, s.checkpoint]));
+  const statuses = new Map(runner.status().map((s) => [s.name, s]));
   const live = projections.map((p) => runner.digest(p.name));
   let fresh;
   try {
-    fresh = await projectionsAt(log, projections, position);
+    fresh = await projectionsAt(log, projections, position, signal);
   } catch (error) {
     return failed(live, `replay: ${message(error)}`);
   }
   try {
+    const replayFailures = new Map(fresh.runner.status().map((s) => [s.name, s.failed]));
     return projections.map((p, i): ProjectionCheck => {
       const replayed = fresh.runner.digest(p.name);
       const liveDigest = live[i] ?? null;
-      const checkpoint = checkpoints.get(p.name);
+      const { checkpoint, failed: stopped } = statuses.get(p.name) ?? { checkpoint: undefined, failed: null };
+      // A read model stopped at an event (ADR 23) is named with where and why, live or in the replay.
+      const replayStopped = replayFailures.get(p.name);
+      if (stopped || replayStopped) {
+        const where = stopped ? 'live' : 'replay';
+        const { position: at, error } = (stopped ?? replayStopped) as { position: bigint; error: string };
+        return { name: p.name, position, status: 'failed', live: liveDigest, replayed, detail: `${where} stopped at log position ${at}: ${error}` };
+      }
       if (checkpoint !== position) {
         return { name: p.name, position, status: 'failed', live: liveDigest, replayed, detail: `live checkpoint is ${checkpoint}` };
       }

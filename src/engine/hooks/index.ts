@@ -1,4 +1,6 @@
-import { ValidationError } from '../../events/errors.js';
+import { z } from 'zod';
+import { ValidationError, parseOrThrow } from '../../events/errors.js';
+import { idSchema } from '../../events/metadata.js';
 import { stripInjection } from '../../queries/recall/format.js';
 import { afterLlmResponse } from './after.js';
 import { beforeLlmRequest } from './before.js';
@@ -6,6 +8,8 @@ import { hookMetadata, type HookDeps } from './context.js';
 import { rollBack } from './rollback.js';
 
 export type { HookDeps } from './context.js';
+
+const resetInputSchema = z.object({ sessionId: idSchema, reason: z.string().min(1).max(500) }).strict();
 export type { BeforeLlmResult } from './before.js';
 export type { AfterLlmResult } from './after.js';
 
@@ -18,9 +22,15 @@ export function createConversationHooks(deps: HookDeps) {
     reset: (sessionId: string, reason = 'session reset') =>
       deps.store.withSession(sessionId, async () => {
         if (!sessionId) throw new ValidationError('session', 'is required');
+        parseOrThrow(resetInputSchema, { sessionId, reason });
         deps.runner.cancelSession(sessionId);
         await rollBack(deps.store, deps.memories, { type: 'ResetSession', data: { sessionId, reason }, metadata: hookMetadata(deps) });
       }),
+    /** Whether the session ever recorded a message (a reset of an unknown one is most often a typo). */
+    async knownSession(sessionId: string): Promise<boolean> {
+      await deps.catchUp();
+      return deps.conversations.session(sessionId) !== undefined;
+    },
     /**
      * Summarizes the backlog now, whatever the threshold: of one session, or of every session with
      * one; waits for the tasks. The turn's context is unknown here: no user or persona, and the chat

@@ -1,4 +1,3 @@
-import type { DomainEvent } from '../catalog.js';
 import type { ErasureCounts } from '../erasure.js';
 import { streams } from '../streams.js';
 import type { EsdbRecord } from './eventstore-client.js';
@@ -7,6 +6,7 @@ import type { EventStoreReads } from './eventstore-reads.js';
 import { sealedKeyIds } from './eventstore-stored.js';
 import type { AppendResult, EventLog, RecordedEvent } from './event-log.js';
 import type { SubjectRef } from './sealing/keystore.js';
+import type { ErasureRecord } from './sqlite-event-log.js';
 import { countsByType, type SubjectErasure } from './sealing/shred.js';
 
 /**
@@ -46,15 +46,13 @@ export function createEventStoreErasure(reads: EventStoreReads, keyring: EventSt
     async sealedEvents(subject: SubjectRef): Promise<RecordedEvent[]> {
       return reads.decode((await scan(await currentKey(subject))).records);
     },
-    async eraseSubject(
-      subject: SubjectRef,
-      record: (erasure: SubjectErasure) => { streamId: string; event: DomainEvent },
-    ): Promise<AppendResult & SubjectErasure> {
+    async eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure & { sealed(): RecordedEvent[] }) => ErasureRecord): Promise<AppendResult & SubjectErasure> {
       const keyId = await currentKey(subject);
-      const { counts } = await scan(keyId);
+      const { records, counts } = await scan(keyId);
+      const opened = await reads.decode(records);
       const erasure: SubjectErasure = { subject, keyId, counts };
-      const { streamId, event } = record(erasure);
-      const appended = await append(streamId, [event], { expectedRevision: 'any' });
+      const { streamId, event, expectedRevision } = record({ ...erasure, sealed: () => opened });
+      const appended = await append(streamId, [event], { expectedRevision: expectedRevision ?? 'any' });
       const ids = await keyring.subjectKeyIds(subject);
       keyring.condemn(ids);
       await keyring.destroy(ids);

@@ -11,7 +11,7 @@ import type { EventLog, RecordedEvent } from './event-log.js';
 import type { SubjectRef } from './sealing/keystore.js';
 import type { SubjectErasure } from './sealing/shred.js';
 import type { AppendResult } from './event-log.js';
-import type { DomainEvent } from '../catalog.js';
+import type { SealedEventLog } from './sealed-log.js';
 import type { ChainReport, VerifyChainOptions } from './verify-chain.js';
 
 export interface EventStoreDbLogOptions {
@@ -33,7 +33,7 @@ export interface EventStoreDbEventLog extends EventLog {
   /** Records the log's digest up to its head in the anchors stream. */
   anchor(): Promise<AnchorReceipt>;
   sealedEvents(subject: SubjectRef): Promise<RecordedEvent[]>;
-  eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure) => { streamId: string; event: DomainEvent }): Promise<AppendResult & SubjectErasure>;
+  eraseSubject: SealedEventLog['eraseSubject'];
   /** Forgets keys here that a SubjectErased read elsewhere named (the engine calls it on remote erasures). */
   condemnKeys(keyIds: readonly number[]): void;
 }

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../catalog.js';
+import type { ErasureRecord } from './sqlite-event-log.js';
 import type { AppendResult, EventLog, RecordedEvent } from './event-log.js';
 import type { SubjectRef } from './sealing/keystore.js';
 import type { SubjectErasure } from './sealing/shred.js';
@@ -11,5 +11,5 @@ export interface SealedEventLog extends EventLog {
   /** Every stored event the subject's current key seals, opened (a scan of the log; for erasure). */
   sealedEvents(subject: SubjectRef): Promise<RecordedEvent[]>;
   /** Records the erasure `record` builds from what the subject's key sealed, and destroys the key. */
-  eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure) => { streamId: string; event: DomainEvent }): Promise<AppendResult & SubjectErasure>;
+  eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure & { sealed(): RecordedEvent[] }) => ErasureRecord): Promise<AppendResult & SubjectErasure>;
 }

@@ -33,6 +33,8 @@ export interface Command {
   readonly options?: readonly OptionSpec[];
   /** Whether the command may create the data directory and the store (write commands); others need it to exist. */
   readonly creates?: boolean;
+  /** Runs without opening a store when it returns a promise (null: open the store and `run`). */
+  readonly bare?: (inv: Invocation, out: Output) => Promise<void | number> | null;
 }
 
 export const str = (inv: Pick<Invocation, 'flags'>, name: string): string | undefined => {

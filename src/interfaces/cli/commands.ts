@@ -1,31 +1,44 @@
 import { ValidationError } from '../../events/errors.js';
 import { integer, list, number, position, required, str, type Command, type Handler } from './args.js';
-import { opt, subjectOptions } from './options.js';
+import { opt, recallScope, subjectOptions } from './options.js';
+import { rebuildProgress, withProgress } from './progress.js';
 import { conversationCommands } from './conversation-commands.js';
 import { backup, erase } from './erase-command.js';
-import { table } from './output.js';
+import { clip, screenWidth, shortIds, shortTime, table } from './output.js';
+import { describeEvent } from '../../replay/describe.js';
+import type { RecordedEvent } from '../../events/log/event-log.js';
+import { memoryCommands } from './memory-commands.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
+import { exitCodes } from './exit-codes.js';
 import { complianceCommands } from './compliance-commands.js';
+import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
-  const counts = { active: engine.documents.count('active'), all: engine.documents.count() };
+  const stopped = s.projections.filter((p) => p.failed !== null);
+  // A failed documents read model has no counts to give; status still reports the rest (ADR 23).
+  const counts = stopped.some((p) => p.name === 'documents') ? null : { active: engine.documents.count('active'), all: engine.documents.count() };
   const m = s.maintenance;
   out.print({ ...s, memories: counts }, () =>
     [
       `log head: ${s.headPosition} (${s.log}${s.shared ? `, namespace ${s.shared.namespace}` : ''})`,
-      `memories: ${counts.active} active, ${counts.all} in all`,
+      counts ? `memories: ${counts.active} active, ${counts.all} in all` : 'memories: unknown (the documents read model failed)',
+      ...stopped.map((p) => `FAILED ${p.name} at log position ${p.failed?.position}: ${p.failed?.error}; fix the cause, then \`lmem rebuild ${p.name}\``),
+      ...[s.vectors, s.graphVectors].flatMap((v) => (v.failed ? [`FAILED ${v.name} at log position ${v.failed.position}: ${v.failed.error}; fix the cause, then \`lmem rebuild-index\``] : [])),
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
       `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
+      ...[...s.vectors.setAside, ...s.graphVectors.setAside].map(
+        (a) => `snapshot set aside: ${a.file} -> ${a.movedTo ?? '(not moved)'} at ${a.at}, rebuilt from the log: ${a.reason}`,
+      ),
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
       table([
-        ['projection', 'version', 'generation', 'checkpoint', 'behind (events)', 'behind (ms)', 'rebuilding'],
+        ['projection', 'version', 'generation', 'checkpoint', 'behind (events)', 'behind (ms)', 'rebuilding', 'failed at'],
         ...[...s.projections, { ...s.vectors, version: null }, { ...s.graphVectors, version: null }].map((p) => [
           p.name,
           p.version,
@@ -34,6 +47,7 @@ const status: Handler = async (engine, _inv, out) => {
           p.lag ? `${p.lag.events}${p.lag.capped ? '+' : ''}` : null,
           p.lag?.ms ?? null,
           p.building ? `g${p.building.generation} at ${p.building.checkpoint}` : null,
+          p.failed?.position ?? null,
         ]),
       ]),
     ].join('\n'),
@@ -52,13 +66,6 @@ const add: Handler = async (engine, inv, out) => {
   out.print(receipt, () => `written ${receipt.memoryId} at position ${receipt.position}`);
 };
 
-const forget: Handler = async (engine, inv, out) => {
-  const receipt = await engine.forgetMemory(required(inv, 0, 'memory-id'), str(inv, 'reason'));
-  out.print(receipt, () =>
-    receipt.position === null ? `${receipt.memoryId} was already forgotten` : `forgot ${receipt.memoryId} at position ${receipt.position}`,
-  );
-};
-
 const events: Handler = async (engine, inv, out) => {
   const stream = str(inv, 'stream');
   const tail = integer(inv, 'tail', 1) ?? 20;
@@ -70,18 +77,32 @@ const events: Handler = async (engine, inv, out) => {
   out.print(found, () =>
     found.length === 0
       ? 'no events'
-      : table([
-          ['position', 'stream', 'rev', 'type', 'occurred at', 'actor'],
-          ...found.map((e) => [e.globalPosition, e.streamId, e.streamRevision, e.type, e.metadata.occurredAt, e.metadata.actor]),
-        ]),
+      : table(
+          [
+            // Revisions, ids and times in full are in --json; the table keeps to the screen width.
+            ['pos', 'time', 'stream', 'type', 'actor', 'what'],
+            ...found.map((e) => [e.globalPosition, shortTime(e.metadata.occurredAt).slice(0, 16), shortIds(e.streamId), e.type, clip(e.metadata.actor, 16), summarize(e)]),
+          ],
+          screenWidth,
+        ),
   );
 };
+
+/** What an event did, in one line; an event without a description shows its data. */
+function summarize(event: RecordedEvent): string {
+  try {
+    return shortIds(describeEvent(event, ''));
+  } catch {
+    return shortIds(JSON.stringify(event.data));
+  }
+}
 
 const rebuild: Handler = async (engine, inv, out) => {
   const name = required(inv, 0, 'projection');
   const known = engine.runner.status().map((p) => p.name);
   if (!known.includes(name)) throw new ValidationError('projection', `unknown projection ${name}; known: ${known.join(', ')}`);
-  const result = await engine.runner.rebuild(name, 'requested from the command line');
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, `rebuilding ${name}`, progress, () => engine.runner.rebuild(name, 'requested from the command line'));
   out.print(result, () => `rebuilt ${result.projection} as generation ${result.generation} up to ${result.position}\ndigest ${result.digest}`);
 };
 
@@ -89,15 +110,23 @@ const start: Handler = async (engine, inv, out) => {
   // Until the server exists, the main job is to open the store, bring every projection up to the
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
-  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up, indexes checked');
+  const { repaired } = engine.maintenance.status();
+  out.json ||
+    out.print(null, () =>
+      ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
+    );
   await status(engine, inv, out);
+  // A read model still stopped at an event after start's replay is a finding, like verify's (ADR 23).
+  const s = await engine.status();
+  const stopped = s.projections.some((p) => p.failed !== null) || s.vectors.failed || s.graphVectors.failed;
+  return stopped ? exitCodes.checkFailed : exitCodes.ok;
 };
 
 const search: Handler = async (engine, inv, out) => {
   const topK = integer(inv, 'top-k', 1);
   const answer = await engine.recall({
     query: required(inv, 0, 'query'),
-    scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+    scope: recallScope(inv),
     ...(topK === undefined ? {} : { topK }),
     explain: inv.flags.explain === true,
   });
@@ -116,15 +145,19 @@ const search: Handler = async (engine, inv, out) => {
 };
 
 const rebuildIndex: Handler = async (engine, _inv, out) => {
-  const result = await engine.maintenance.rebuildIndex();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, 'rebuilding the indexes', progress, () => engine.maintenance.rebuildIndex());
   const line = (what: string, r: VectorRebuildResult | null) =>
     r ? `${what}: ${r.status}, generation ${r.generation}, ${r.size} vectors, ${r.pending} pending` : `${what}: not rebuilt`;
   out.print(result, () => [line('vector index', result.vectors), line('graph entry vectors', result.graphVectors)].join('\n'));
 };
 
 const rebuildGraph: Handler = async (engine, _inv, out) => {
-  const results = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested');
-  const vectors = await engine.maintenance.rebuildGraphVectors();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const { results, vectors } = await withProgress(out, 'rebuilding the graph', progress, async () => ({
+    results: await engine.runner.rebuildAll(['graph', 'atoms'], 'requested'),
+    vectors: await engine.maintenance.rebuildGraphVectors(),
+  }));
   out.print({ projections: results, graphVectors: vectors }, () =>
     [
       ...results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`),
@@ -142,7 +175,6 @@ export const commands: Readonly<Record<string, Command>> = {
     options: [opt.importance, ...subjectOptions, opt.topic],
     creates: true,
   },
-  forget: { run: forget, summary: 'forget a memory (the event stays in the log)', args: ['<memory-id>'], options: [opt.reason] },
   events: {
     run: events,
     summary: 'show the log, or one stream',
@@ -159,17 +191,23 @@ export const commands: Readonly<Record<string, Command>> = {
   'rebuild-graph': { run: rebuildGraph, summary: 'rebuild the graph, atom and graph entry vector projections' },
   erase: {
     run: erase,
-    summary: "destroy a subject's key: its content reads as erased (ADR 19)",
-    options: [...subjectOptions, opt.reason],
+    summary: "destroy a subject's key: its content reads as erased (ADR 19); --preview counts what it would shred",
+    options: [
+      ...subjectOptions, opt.reason,
+      { flags: '--force', description: 'record the erasure even when the subject has no data' },
+      { flags: '--preview', description: 'count what the erase would shred and write nothing (no --reason needed)' },
+    ],
   },
-  backup: { run: backup, summary: 'copy the store file while it runs', args: ['<path>'] },
+  backup: { run: backup, summary: 'copy the store file while it runs (never into the data dir)', args: ['<path>'], options: [opt.force] },
   verify: {
     run: verify,
     summary: "check the log's hash chain and every projection against a replay (exit 3 on a finding)",
     options: [{ flags: '--anchor <position:hash>', description: 'a head hash from an earlier verify the chain must still contain' }],
   },
+  ...memoryCommands,
   ...replayCommands,
   ...transferCommands,
   ...conversationCommands,
   ...complianceCommands,
+  ...keysCommands,
 };

@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import type { Generation, GenerationStore } from '../generations.js';
+import { describeFailure } from '../failure.js';
 import { emptyGeneration, type VectorGeneration, type VectorSource } from './apply.js';
 
 export interface VectorRebuildOptions {
@@ -11,6 +12,8 @@ export interface VectorRebuildOptions {
   readonly onProgress?: (progress: { checkpoint: bigint; head: bigint }) => void;
   /** Last word before the switch: the shadow's item ids checked against the documents, say. */
   readonly finalCheck?: (ids: ReadonlySet<string>) => string | null;
+  /** Start over: a shadow an older process left is dropped, not resumed (an erasure: it may hold erased vectors). */
+  readonly fresh?: boolean;
 }
 
 export interface VectorRebuildResult {
@@ -48,7 +51,12 @@ export const failureRatio = (gen: VectorGeneration): number => {
 /** Replays into a shadow index, persisting as it goes; switches only when few embeddings are missing. */
 export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
   const { name } = ctx;
-  const existing = ctx.generations.building(name);
+  const left = ctx.generations.building(name);
+  if (left && options.fresh) {
+    ctx.db.transaction(() => ctx.generations.setStatus(left, 'failed')).immediate();
+    ctx.remove(left.generation);
+  }
+  const existing = options.fresh ? undefined : left;
   const row = existing ?? ctx.db.transaction(() => ctx.generations.create(name, 1, 'building')).immediate();
   const gen = existing ? ctx.load(existing) : emptyGeneration(row.generation, ctx.source);
   const resumed = existing !== undefined;
@@ -56,6 +64,11 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
     status, generation: gen.generation, resumed, checkpoint: gen.checkpoint,
     size: gen.index.size(), pending: gen.pending.size, failureRatio: failureRatio(gen),
   });
+  const abandon = (status: 'partial' | 'failed', reason: string): VectorRebuildResult => {
+    ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
+    ctx.remove(gen.generation);
+    return { ...result(status), reason };
+  };
   const step = BigInt(options.persistEvery ?? 50_000);
   for (;;) {
     const head = await ctx.headNow();
@@ -65,15 +78,15 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
         return result('cancelled');
       }
       const to = gen.checkpoint + step < head ? gen.checkpoint + step : head;
-      await ctx.drain(gen, to);
+      try {
+        await ctx.drain(gen, to);
+      } catch (error) {
+        // An event the shadow cannot apply: it never goes live, the live index stays (ADR 23).
+        return abandon('failed', `stopped after log position ${gen.checkpoint}: ${describeFailure(error)}`);
+      }
       await ctx.persist(gen);
       options.onProgress?.({ checkpoint: gen.checkpoint, head });
     }
-    const abandon = (status: 'partial' | 'failed', reason: string): VectorRebuildResult => {
-      ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
-      ctx.remove(gen.generation);
-      return { ...result(status), reason };
-    };
     const ratio = failureRatio(gen);
     if (ratio > (options.maxFailureRatio ?? 0.02)) return abandon('partial', `${gen.pending.size} items without an embedding (${(ratio * 100).toFixed(1)}%)`);
     await ctx.liveIdle();

@@ -7,7 +7,11 @@ import { memoryVectorFeed, type VectorFeed } from './feed.js';
 import { applyVectorPage, emptyGeneration, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
+import { createSetAsideLog } from './set-aside.js';
 import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
+import type { CorruptEventError } from '../../events/errors.js';
+import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
+import { readPage } from '../read-page.js';
 import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
 
 export interface VectorStoreOptions {
@@ -22,6 +26,8 @@ export interface VectorStoreOptions {
   readonly flushDelayMs?: number;
   /** The log's head read synchronously, when the log lives in `db`. */
   readonly lockedHead?: () => bigint;
+  /** When a damaged snapshot is set aside (the only clock this store reads). */
+  readonly now?: () => Date;
 }
 
 /**
@@ -40,29 +46,47 @@ export function createVectorStore(options: VectorStoreOptions) {
   const lock = createReadWriteLock();
   const fileOf = (generation: number): string => join(options.dir, `${projectionName}-g${generation}.snap`);
 
-  const load = (gen: Generation): VectorGeneration => {
-    const snapshot = readSnapshot(fileOf(gen.generation));
-    if (!snapshot) return emptyGeneration(gen.generation, source);
-    return restoreGeneration(snapshot);
+  const setAsides = createSetAsideLog(db, options.now ?? (() => new Date()));
+
+  /**
+   * The generation's snapshot, or an empty generation when there is none or it cannot be trusted:
+   * a damaged file is set aside and the generation replays the log from the start (ADR 24).
+   */
+  const restore = (generation: number): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
+    const file = fileOf(generation);
+    try {
+      const snapshot = readSnapshot(file, generation);
+      if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}) };
+    } catch (error) {
+      setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
+    }
+    return { gen: emptyGeneration(generation, source), fingerprint: null };
   };
-  const openLive = (): { gen: VectorGeneration; fingerprint: string | null } => {
+  const load = (gen: Generation): VectorGeneration => restore(gen.generation).gen;
+  const openLive = (): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
     const row =
       generations.live(projectionName) ??
       db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
-    const snapshot = readSnapshot(fileOf(row.generation));
-    return snapshot
-      ? { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint }
-      : { gen: emptyGeneration(row.generation, source), fingerprint: null };
+    return restore(row.generation);
   };
   const opened = openLive();
   let live = opened.gen;
   let liveFingerprint = opened.fingerprint;
   let flushTimer: NodeJS.Timeout | null = null;
 
+  // What the snapshot on disk holds, and whether the live index changed since: a close after
+  // events that change no vector (accesses, conversations) writes nothing until they pile up, so
+  // a CLI call does not rewrite and fsync the whole index each time (reopening re-reads them).
+  let persisted = { generation: live.generation, checkpoint: live.checkpoint };
+  // A format 1 file has no checksum: rewrite it at the next close even when nothing changed.
+  let changed = opened.legacy === true;
+  const staleAfter = 1000n;
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
       writeSnapshot(fileOf(gen.generation), snapshot);
+      persisted = { generation: gen.generation, checkpoint: gen.checkpoint };
+      if (gen === live) changed = false;
       const row = generations.get(projectionName, gen.generation);
       if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
     });
@@ -75,13 +99,33 @@ export function createVectorStore(options: VectorStoreOptions) {
     flushTimer.unref();
   };
 
+  /** Where the live generation stopped at an event it could not apply (ADR 23), or null. */
+  const liveFailure = () => generations.failure(projectionName, live.generation) ?? null;
+  /**
+   * The live generation stops at an event it cannot read or apply, marked failed there; a
+   * shadow's rebuild fails instead (the rebuild abandons it), and the live one keeps serving.
+   */
+  const stopAt = (gen: VectorGeneration, error: unknown, corrupt = false): void => {
+    if (gen !== live || isEnvironmental(error)) throw error;
+    const row = generations.get(projectionName, gen.generation);
+    const position = corrupt ? (error as CorruptEventError).position : gen.checkpoint + 1n;
+    if (row) db.transaction(() => generations.markFailed(row, position, describeFailure(error))).immediate();
+  };
+
   /** Reads the log into one generation from its checkpoint; yields between pages. */
   const drain = async (gen: VectorGeneration, to?: bigint): Promise<void> => {
     for (;;) {
-      const page = await log.readAll({ from: gen.checkpoint + 1n, limit: pageSize, ...(to === undefined ? {} : { to }) });
+      const read = await readPage(log, gen.checkpoint + 1n, pageSize, to);
+      if ('corrupt' in read) return stopAt(gen, read.corrupt, true);
+      const { page } = read;
       if (page.length === 0) return;
-      await lock.write(() => applyVectorPage(gen, page, source, feed));
-      if (page.length < pageSize) return;
+      if (gen === live && !changed) changed = page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
+      try {
+        await lock.write(() => applyVectorPage(gen, page, source, feed));
+      } catch (error) {
+        return stopAt(gen, error);
+      }
+      if (page.length < pageSize && !read.cut) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
@@ -89,9 +133,10 @@ export function createVectorStore(options: VectorStoreOptions) {
   let catchingUp: Promise<void> = Promise.resolve();
   const catchUp = (): Promise<void> => {
     catchingUp = catchingUp.then(async () => {
+      if (liveFailure()) return;
       const before = live.checkpoint;
       await drain(live);
-      if (live.checkpoint !== before) scheduleFlush();
+      if (live.checkpoint !== before && (changed || live.checkpoint - persisted.checkpoint > staleAfter)) scheduleFlush();
     });
     return catchingUp;
   };
@@ -103,7 +148,12 @@ export function createVectorStore(options: VectorStoreOptions) {
     source,
     feed,
     catchUp,
-    search: (query: Float32Array, k: number): Promise<VectorHit[]> => lock.read(() => live.index.search(query, k)),
+    failure: liveFailure,
+    search: (query: Float32Array, k: number): Promise<VectorHit[]> => {
+      const failure = liveFailure();
+      if (failure) return Promise.reject(new ProjectionFailedError(projectionName, failure));
+      return lock.read(() => live.index.search(query, k));
+    },
     ids: (): readonly string[] => live.index.ids(),
     pending: (): ReadonlyMap<string, string> => live.pending,
     /** The owners (memories) of the pending items, each once. */
@@ -118,6 +168,9 @@ export function createVectorStore(options: VectorStoreOptions) {
         size: live.index.size(),
         pending: live.pending.size,
         building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
+        failed: liveFailure(),
+        /** Damaged snapshots set aside and rebuilt from the log, newest first. */
+        setAside: setAsides.latest(projectionName),
       };
     },
     flush: async (): Promise<void> => {
@@ -148,11 +201,13 @@ export function createVectorStore(options: VectorStoreOptions) {
         },
         rebuildOptions,
       ),
+    /** Deletes this index's damaged snapshots set aside in its folder; returns their file names. */
+    shredSetAsides: (): string[] => setAsides.shred(options.dir, projectionName),
     close: async (): Promise<void> => {
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
       await catchingUp;
-      await persist(live);
+      if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persist(live);
       await executor.idle();
     },
   };
