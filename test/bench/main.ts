@@ -5,6 +5,7 @@
  *
  *   node dist/test/bench/main.js [--json] [--reps=N] [--single=N] [--events=N]   (core)
  *                                [--writes=N] [--memories=N] [--queries=N]        (projections)
+ *                                [--esdb-memories=N]                              (EventStoreDB, ADR 27)
  *
  * --memories=N sets the size of the rebuilt log and of the searched indexes (default 100,000), the
  * figure that decides how long the run takes; --writes=N the memories written through the engine
@@ -12,6 +13,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { runCoreBench } from './core.bench.js';
+import { runEventStoreBench } from './eventstore.bench.js';
 import { runProjectionsBench } from './projections.bench.js';
 import { printCombinedReport } from './report.js';
 import { progress } from './support.js';
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
   const core = await runCoreBench();
   progress('projections benchmark');
   const projections = await runProjectionsBench();
+  progress('EventStoreDB benchmark');
+  const eventstoredb = await runEventStoreBench();
   const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' ');
   printCombinedReport({
     title: 'LivingMemory benchmarks (ratio = ours / raw, in the same run)',
@@ -34,7 +38,7 @@ async function main(): Promise<void> {
       loadAverageAtEnd: load(loadavg()),
       totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
     },
-    sections: { core, projections },
+    sections: { core, projections, eventstoredb },
   });
 }
 
