@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: the core benchmark, then the projections benchmark, in one process, printed as
+ * `npm run bench`: the core, projections and EventStoreDB benchmarks, in one process, printed as
  * one table with a section each, or with `--json` as one JSON object `{ title, meta, sections: { core,
- * projections }, allTargetsPass }` on stdout (progress goes to stderr).
+ * projections, eventstoredb }, allTargetsPass }` on stdout (progress goes to stderr).
  *
  *   node dist/test/bench/main.js [--json] [--reps=N] [--single=N] [--events=N]   (core)
  *                                [--writes=N] [--memories=N] [--queries=N]        (projections)
