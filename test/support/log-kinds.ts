@@ -1,10 +1,10 @@
 import type { EngineOptions, MemoryEngine } from '../../src/engine/engine.js';
 import { openTestEngine } from './engine.js';
 import { openEventStoreEngine } from './eventstore-engine.js';
-import { eventStoreTarget, eventStoreUnderTest } from './eventstore-log.js';
+import { eventStoreTarget, eventStoreUnderTest, realEventStoreUrl, type EventStoreUnderTest } from './eventstore-log.js';
 
 export interface EngineHost {
-  /** A fresh store on `dir`: each call its own log (a namespace of its own on EventStoreDB). */
+  /** A fresh store on `dir`: each call its own log (its own stand-in, or a namespace of its own on a real server). */
   open(dir: string, options?: EngineOptions): Promise<MemoryEngine>;
   stop(): Promise<void>;
 }
@@ -23,11 +23,17 @@ export const engineLogKinds: readonly EngineLogKind[] = [
     name: `EventStoreDB log (${eventStoreTarget})`,
     runs: (n) => Math.max(2, Math.ceil(n / 8)),
     async start() {
-      const target = await eventStoreUnderTest();
+      // On the stand-in each store gets a server of its own: one server's $all would hold every
+      // earlier store's events, and each replay would read them all. A real server gets namespaces.
+      const targets: EventStoreUnderTest[] = [];
       let stores = 0;
       return {
-        open: (dir, options = {}) => openEventStoreEngine(dir, target.url, `${target.namespace}_${(stores += 1)}`, options),
-        stop: () => target.cleanup(),
+        async open(dir, options = {}) {
+          const target = realEventStoreUrl && targets[0] ? targets[0] : await eventStoreUnderTest();
+          if (!targets.includes(target)) targets.push(target);
+          return openEventStoreEngine(dir, target.url, `${target.namespace}_${(stores += 1)}`, options);
+        },
+        stop: async () => void (await Promise.all(targets.map((t) => t.cleanup()))),
       };
     },
   },
