@@ -32,8 +32,10 @@ import { embeddingPrefill } from './embedding-prefill.js';
 import { openEngineLog } from './event-log.js';
 import { readModelLag } from './lag.js';
 import { joinSharedLog, notingErasures, type SharedLog } from './shared-log.js';
+import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
+export type * from './inputs.js';
 export { engineProjections } from './indexes.js';
 
 export interface EngineOptions {
@@ -145,16 +147,16 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     documents: indexes.documents,
     maintenance,
     provider,
-    writeMemory: (input: unknown, ctx: CallContext = {}) =>
+    writeMemory: (input: WriteMemoryInput, ctx: CallContext = {}) =>
       run('WriteMemory', typeof input === 'object' && input !== null && !('memoryId' in input) ? { memoryId: env.newId(), ...input } : input, ctx),
-    updateMemory: (memoryId: string, changes: unknown, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),
+    updateMemory: (memoryId: string, changes: MemoryChangesInput, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
     /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
-    eraseSubject: erasure.eraseSubject,
+    eraseSubject: (input: EraseInput, ctx: CallContext = {}) => erasure.eraseSubject(input, ctx),
     /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
-    previewErasure: erasure.previewErasure,
+    previewErasure: (input: ErasePreviewInput) => erasure.previewErasure(input),
     /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
     backup: (path: string, options: { force?: boolean } = {}) =>
       takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),
@@ -167,7 +169,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** The guard of every output path (ADR 24). */
     outputs,
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
-    recall: recall.recall,
+    recall: (input: RecallInput) => recall.recall(input),
     flushAccess: () => access.flush(),
     /** Audit trail of a memory or atom (`history`), the store at a past point (`at`), and `diff` between two points. */
     ...replay,
