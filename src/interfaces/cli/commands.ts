@@ -27,7 +27,7 @@ const status: Handler = async (engine, _inv, out) => {
   const m = s.maintenance;
   out.print({ ...s, memories: counts }, () =>
     [
-      `log head: ${s.headPosition}`,
+      `log head: ${s.headPosition} (${s.log}${s.shared ? `, namespace ${s.shared.namespace}` : ''})`,
       counts ? `memories: ${counts.active} active, ${counts.all} in all` : 'memories: unknown (the documents read model failed)',
       ...stopped.map((p) => `FAILED ${p.name} at log position ${p.failed?.position}: ${p.failed?.error}; fix the cause, then \`lmem rebuild ${p.name}\``),
       ...[s.vectors, s.graphVectors].flatMap((v) => (v.failed ? [`FAILED ${v.name} at log position ${v.failed.position}: ${v.failed.error}; fix the cause, then \`lmem rebuild-index\``] : [])),
@@ -43,13 +43,14 @@ const status: Handler = async (engine, _inv, out) => {
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
       table([
-        ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding', 'failed at'],
-        ...s.projections.map((p) => [
+        ['projection', 'version', 'generation', 'checkpoint', 'behind (events)', 'behind (ms)', 'rebuilding', 'failed at'],
+        ...[...s.projections, { ...s.vectors, version: null }, { ...s.graphVectors, version: null }].map((p) => [
           p.name,
           p.version,
           p.generation,
           p.checkpoint,
-          s.headPosition - p.checkpoint,
+          p.lag ? `${p.lag.events}${p.lag.capped ? '+' : ''}` : null,
+          p.lag?.ms ?? null,
           p.building ? `g${p.building.generation} at ${p.building.checkpoint}` : null,
           p.failed?.position ?? null,
         ]),
@@ -76,11 +77,8 @@ const events: Handler = async (engine, inv, out) => {
   const from = position(inv, 'from');
   let found;
   if (stream) found = await engine.log.readStream(stream);
-  else {
-    const head = await engine.log.headPosition();
-    const start = from ?? (head > BigInt(tail) ? head - BigInt(tail) + 1n : 1n);
-    found = await engine.log.readAll({ from: start, limit: tail });
-  }
+  // Positions may have gaps (EventStoreDB), so the tail is read back from the head.
+  else found = from === undefined ? await engine.log.readBackward({ limit: tail }) : await engine.log.readAll({ from, limit: tail });
   out.print(found, () =>
     found.length === 0
       ? 'no events'
