@@ -189,7 +189,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     settled: async (): Promise<void> => sharing?.idle(),
     async status() {
       const [projections, vectors, graphVectors] = [indexes.runner.status(), indexes.vectors.status(), indexes.graphVectors.status()];
-      const lag = await readModelLag(log, [...projections.map((p) => p.checkpoint), vectors.checkpoint, graphVectors.checkpoint], env.now());
+      // A log row that no longer decodes stops the read models (ADR 23); status must still answer, without the lag.
+      const checkpoints = [...projections.map((p) => p.checkpoint), vectors.checkpoint, graphVectors.checkpoint];
+      const lag = await readModelLag(log, checkpoints, env.now()).catch(() => checkpoints.map(() => undefined));
       return {
         log: log.kind,
         headPosition: await log.headPosition(),
@@ -197,7 +199,13 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         vectors: { ...vectors, lag: lag[projections.length] },
         graphVectors: { ...graphVectors, lag: lag[projections.length + 1] },
         maintenance: maintenance.status(),
-        embedding: coverageReport(provider, (charClass) => indexes.documents.countActiveWith(charClass)),
+        embedding: coverageReport(provider, (charClass) => {
+          try {
+            return indexes.documents.countActiveWith(charClass);
+          } catch {
+            return 0; // the documents read model is failed: status names it already
+          }
+        }),
         ...(sharing ? { shared: sharing.status() } : {}),
       };
     },
