@@ -23,6 +23,7 @@ import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
 import { ProjectionFailedError } from '../projections/failure.js';
+import { CorruptEventError } from '../events/errors.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
@@ -191,7 +192,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
       const [projections, vectors, graphVectors] = [indexes.runner.status(), indexes.vectors.status(), indexes.graphVectors.status()];
       // A log row that no longer decodes stops the read models (ADR 23); status must still answer, without the lag.
       const checkpoints = [...projections.map((p) => p.checkpoint), vectors.checkpoint, graphVectors.checkpoint];
-      const lag = await readModelLag(log, checkpoints, env.now()).catch(() => checkpoints.map(() => undefined));
+      const lag = await readModelLag(log, checkpoints, env.now()).catch((error: unknown) => {
+        if (error instanceof CorruptEventError) return checkpoints.map(() => undefined);
+        throw error;
+      });
       return {
         log: log.kind,
         headPosition: await log.headPosition(),
@@ -202,8 +206,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         embedding: coverageReport(provider, (charClass) => {
           try {
             return indexes.documents.countActiveWith(charClass);
-          } catch {
-            return 0; // the documents read model is failed: status names it already
+          } catch (error) {
+            if (error instanceof ProjectionFailedError) return 0; // status names the failed read model already
+            throw error;
           }
         }),
         ...(sharing ? { shared: sharing.status() } : {}),
