@@ -23,7 +23,6 @@ import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
 import { ProjectionFailedError } from '../projections/failure.js';
-import { CorruptEventError } from '../events/errors.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
@@ -190,12 +189,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     settled: async (): Promise<void> => sharing?.idle(),
     async status() {
       const [projections, vectors, graphVectors] = [indexes.runner.status(), indexes.vectors.status(), indexes.graphVectors.status()];
-      // A log row that no longer decodes stops the read models (ADR 23); status must still answer, without the lag.
       const checkpoints = [...projections.map((p) => p.checkpoint), vectors.checkpoint, graphVectors.checkpoint];
-      const lag = await readModelLag(log, checkpoints, env.now()).catch((error: unknown) => {
-        if (error instanceof CorruptEventError) return checkpoints.map(() => undefined);
-        throw error;
-      });
+      const lag = await readModelLag(log, checkpoints, env.now());
+      const documentsFailed = projections.some((p) => p.name === 'documents' && p.failed);
       return {
         log: log.kind,
         headPosition: await log.headPosition(),
@@ -203,14 +199,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         vectors: { ...vectors, lag: lag[projections.length] },
         graphVectors: { ...graphVectors, lag: lag[projections.length + 1] },
         maintenance: maintenance.status(),
-        embedding: coverageReport(provider, (charClass) => {
-          try {
-            return indexes.documents.countActiveWith(charClass);
-          } catch (error) {
-            if (error instanceof ProjectionFailedError) return 0; // status names the failed read model already
-            throw error;
-          }
-        }),
+        // A failed documents read model cannot be counted; status names it already.
+        embedding: coverageReport(provider, (charClass) => (documentsFailed ? 0 : indexes.documents.countActiveWith(charClass))),
         ...(sharing ? { shared: sharing.status() } : {}),
       };
     },

@@ -106,7 +106,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   };
 
   /** Where the live generation stopped at an event it could not apply (ADR 23), or null. */
-  const liveFailure = () => generations.failure(projectionName, live.generation) ?? null;
+  // Cached between switches: every search asks it (ADR 23).
+  const liveFailure = () => generations.liveFailure(projectionName);
   /**
    * The live generation stops at an event it cannot read or apply, marked failed there; a
    * shadow's rebuild fails instead (the rebuild abandons it), and the live one keeps serving.
