@@ -34,11 +34,11 @@ export function createRemoteErasures(deps: ErasureDeps) {
       deps.indexes.documents.list({ [`${subject.kind}Id`]: subject.id, limit: null }).map((d) => d.text),
     );
     const report = { embeddingsForgotten: 0, walTruncated: null };
-    for (const e of todo) {
-      const { erasureId, subject, reason } = e.data;
-      const process = { erasureId, subject, reason, forced: false, steps: [], done: [], finished: false };
-      for (const step of localSteps) await step.run(deps, { process, revision: 'any', actor: 'system:erasure', report });
-    }
+    // The local steps replay every read model and scrub the whole file, whoever the subject: once
+    // for the batch reaches every erasure in it (the last one names the run).
+    const { erasureId, subject, reason } = (todo[todo.length - 1] as Erased).data;
+    const process = { erasureId, subject, reason, forced: false, steps: [], done: [], finished: false };
+    for (const step of localSteps) await step.run(deps, { process, revision: 'any', actor: 'system:erasure', report });
     const kept = new Set(deps.indexes.documents.list({ limit: null }).filter((d) => d.status !== 'erased' && d.status !== 'forgotten').map((d) => keyOf(d.text)));
     deps.cache.forget([...new Set(texts.map(keyOf))].filter((key) => !kept.has(key)));
     for (const e of todo) mark(e.data.erasureId, e.globalPosition);
