@@ -9,7 +9,7 @@ export interface Lag {
   readonly ms: number;
 }
 
-export const lagCap = 1000;
+const lagCap = 1000;
 
 /**
  * How far each read model is behind the log. Positions have gaps on a shared log (ADR 27), so the

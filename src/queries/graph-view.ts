@@ -110,4 +110,4 @@ export function createGraphViewQueries(db: SqliteDatabase, table: (name: GraphTa
   };
 }
 
-export type GraphViewQueries = ReturnType<typeof createGraphViewQueries>;
+type GraphViewQueries = ReturnType<typeof createGraphViewQueries>;

@@ -24,7 +24,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * from its sha256 (version nibble 8), so a retried append carries the same id and the server can
  * recognise it as a repeat.
  */
-export function uuidOf(eventId: string): string {
+function uuidOf(eventId: string): string {
   if (uuidPattern.test(eventId)) return eventId.toLowerCase();
   const hex = createHash('sha256').update(eventId).digest('hex');
   const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);

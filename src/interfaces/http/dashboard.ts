@@ -13,7 +13,7 @@ const types: Readonly<Record<string, string>> = {
 };
 
 /** dist/web, built by the setup step (vite), found from this module in dist/ or in src/ under the test runner. */
-export function dashboardDir(): string {
+function dashboardDir(): string {
   // From dist/src/interfaces/http the first is dist/dist/web (absent), the second dist/web.
   for (const up of ['../../../dist/web', '../../../web']) {
     const dir = fileURLToPath(new URL(up, import.meta.url));

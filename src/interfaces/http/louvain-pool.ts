@@ -60,4 +60,4 @@ export function createLouvainPool() {
   };
 }
 
-export type LouvainPool = ReturnType<typeof createLouvainPool>;
+type LouvainPool = ReturnType<typeof createLouvainPool>;

@@ -15,7 +15,7 @@ export interface EmbeddingCoverage {
 export const anyLanguage: EmbeddingCoverage = { scripts: 'any', languages: 'any language' };
 
 /** Below this confidence a text is not embedded meaningfully: the vector route leaves it out. */
-export const minEmbeddingConfidence = 0.5;
+const minEmbeddingConfidence = 0.5;
 
 /**
  * How far `coverage` reaches into the text, in [0, 1]: the share of its letters in the covered

@@ -148,7 +148,7 @@ export async function rankCandidates(
  * picks. Shown as score − penalty, the scores fall in pick order (each pick's MMR value is at most
  * the one before), so the order shown is the order of the scores shown.
  */
-export function mmrPenaltyScale(scores: readonly number[], lambda: number): number {
+function mmrPenaltyScale(scores: readonly number[], lambda: number): number {
   if (scores.length === 0 || !(lambda < 1)) return 0;
   const span = Math.max(...scores) - Math.min(...scores);
   return lambda > 0 ? (span * (1 - lambda)) / lambda : span;
