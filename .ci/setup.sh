@@ -28,14 +28,16 @@ fi
 stamp_file=node_modules/.livingmemory-setup
 stamp="$(cat package-lock.json .ci/faiss/* | sha256sum | cut -c1-32) $(node -v)"
 natives_load() {
-  node -e "require('better-sqlite3')(':memory:').close(); require('nodejieba').cut('记忆'); new (require('faiss-node').IndexFlatIP)(2)" \
+  node -e "require('better-sqlite3')(':memory:').close(); require('nodejieba').cut('记忆'); new (require('faiss-node').IndexFlatIP)(2); require('onnxruntime-node')" \
     >>"$log" 2>&1
 }
 
 if [ "$(cat "$stamp_file" 2>/dev/null)" != "$stamp" ] || ! natives_load; then
   say "installing npm packages and building native modules (a few minutes on a fresh machine)"
   # Scripts are skipped at install because faiss-node's own script downloads from GitHub;
-  # the two other native modules run theirs through npm rebuild.
+  # the two other native modules run theirs through npm rebuild. onnxruntime-node's CPU runtime is in
+  # its tarball; its script would only try an optional download, skipped if anything runs it.
+  export ONNXRUNTIME_NODE_INSTALL=skip
   npm ci --ignore-scripts --no-audit --no-fund >>"$log" 2>&1 || fail "npm ci"
   npm_config_yes=true npm rebuild better-sqlite3 nodejieba >>"$log" 2>&1 || fail "native rebuild"
   bash .ci/faiss/build.sh >>"$log" 2>&1 || fail "faiss-node build"

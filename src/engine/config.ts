@@ -57,6 +57,7 @@ const envKeys: Readonly<Record<string, EnvKey>> = {
   LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: { path: ['projections', 'pageSize'], numeric: true },
   LIVINGMEMORY_ACTOR: { path: ['actor'] },
   LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
+  LIVINGMEMORY_EMBEDDING_MODEL_DIR: { path: ['embedding', 'modelDir'] },
   LIVINGMEMORY_MEMORY_SCOPE_MODE: { path: ['conversation', 'scopeMode'] },
   LIVINGMEMORY_LLM_PROVIDER: { path: ['llm', 'provider'] },
   LIVINGMEMORY_LOG_KIND: { path: ['log', 'kind'] },

@@ -63,7 +63,7 @@ export function routeSources(indexes: RecallIndexes, provider: EmbeddingProvider
     graph: indexes.graph,
     documents: indexes.documents,
     embedQuery: async (query) => {
-      const [vector] = await provider.embed([truncateForEmbedding(query, provider.maxInputChars)]);
+      const [vector] = await provider.embed([truncateForEmbedding(query, provider.maxInputChars)], 'query');
       if (!vector) throw new Error('the embedding provider returned no vector');
       return vector;
     },

@@ -3,6 +3,7 @@ import { parseOrThrow } from '../../events/errors.js';
 import { scriptNames } from '../../projections/text/scripts.js';
 import type { EmbeddingCoverage } from './coverage.js';
 import { createHashEmbeddingProvider, hashProviderDefaults } from './hash.js';
+import { createOnnxEmbeddingProvider } from './onnx/index.js';
 import { createOpenAiEmbeddingProvider, openAiDefaults, type OpenAiProviderDeps } from './openai.js';
 import type { EmbeddingProvider } from './provider.js';
 import { createUseLiteEmbeddingProvider, useLiteDefaults } from './use-lite.js';
@@ -13,6 +14,7 @@ export { createEmbeddingCache, embedWithCache, embeddingCacheRows, type Embeddin
 export { createHashEmbeddingProvider, type HashProviderOptions } from './hash.js';
 export { createOpenAiEmbeddingProvider, type OpenAiEmbeddingProvider, type OpenAiProviderDeps, type OpenAiProviderOptions } from './openai.js';
 export { createUseLiteEmbeddingProvider, type UseLiteProviderOptions } from './use-lite.js';
+export { createOnnxEmbeddingProvider, type OnnxProviderOptions, type Pooling } from './onnx/index.js';
 
 const positiveInt = z.number().int().positive();
 const nonNegative = z.number().min(0);
@@ -33,11 +35,26 @@ const openAiConfigSchema = z
   })
   .strict();
 
+/** Settings of `onnx` beyond `modelDir`; each one left out comes from the model directory's files. */
+const onnxConfigSchema = z
+  .object({
+    /** Relative to modelDir (e.g. onnx/model_quantized.onnx); default model.onnx, else onnx/model.onnx. */
+    modelFile: z.string().min(1).optional(),
+    pooling: z.enum(['mean', 'cls', 'max']).optional(),
+    /** Put before every query / stored text (e5: "query: " and "passage: "). */
+    queryPrefix: z.string().optional(),
+    documentPrefix: z.string().optional(),
+    maxTokens: positiveInt.optional(),
+    batchSize: positiveInt.max(1024).optional(),
+    threads: positiveInt.max(256).optional(),
+  })
+  .strict();
+
 /** The `embedding` settings: which provider makes vectors, and its parameters. */
 export const embeddingConfigSchema = z
   .object({
-    provider: z.enum(['hash', 'use-lite', 'openai']).default('hash'),
-    /** For `hash` (default 256); `use-lite` is always 512; `openai` takes `openai.dimension`. */
+    provider: z.enum(['hash', 'use-lite', 'openai', 'onnx']).default('hash'),
+    /** For `hash` (default 256); `use-lite` is always 512; `openai` takes `openai.dimension`; `onnx` reads it from the model. */
     dimension: positiveInt.max(65_536).optional(),
     /** Overrides the provider's own limit (hash 8000, use-lite 2000, openai 4000). */
     maxInputChars: positiveInt.optional(),
@@ -47,11 +64,17 @@ export const embeddingConfigSchema = z
      */
     scripts: z.array(z.enum(scriptNames)).min(1).optional(),
     openai: openAiConfigSchema.optional(),
+    /** For `onnx`: the directory holding the model's ONNX file and tokenizer.json. */
+    modelDir: z.string().min(1).optional(),
+    onnx: onnxConfigSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {
     if (config.provider === 'openai' && config.openai === undefined) {
       ctx.addIssue({ code: 'custom', path: ['openai'], message: 'required when provider is "openai" (baseUrl, model, dimension)' });
+    }
+    if (config.provider === 'onnx' && config.modelDir === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['modelDir'], message: 'required when provider is "onnx" (a directory with model.onnx and tokenizer.json)' });
     }
     if (config.provider === 'use-lite' && config.dimension !== undefined && config.dimension !== useLiteDefaults.dimension) {
       ctx.addIssue({ code: 'custom', path: ['dimension'], message: `use-lite vectors have ${useLiteDefaults.dimension} dimensions` });
@@ -88,6 +111,11 @@ function providerFor(parsed: EmbeddingConfig, deps: OpenAiProviderDeps): Embeddi
       const openai = parsed.openai;
       if (!openai) throw new Error('unreachable: openai settings were validated');
       return createOpenAiEmbeddingProvider({ ...openai, maxInputChars: maxInputChars ?? openAiDefaults.maxInputChars }, deps);
+    }
+    case 'onnx': {
+      if (parsed.modelDir === undefined) throw new Error('unreachable: modelDir was validated');
+      const extra = { ...parsed.onnx, ...(maxInputChars ? { maxInputChars } : {}), ...(parsed.dimension ? { dimension: parsed.dimension } : {}) };
+      return createOnnxEmbeddingProvider({ modelDir: parsed.modelDir, ...extra });
     }
   }
 }

@@ -7,6 +7,12 @@ import type { EmbeddingCoverage } from './coverage.js';
 /** Who made a vector: `{ provider, model, dimension, settings }`, as ProviderFingerprintChanged records it. */
 export type ProviderFingerprint = z.output<typeof providerFingerprintSchema>;
 
+/**
+ * What a text is embedded as: a search `query` or a stored `document`. Most models embed both
+ * alike; some are trained with a prefix on each (e5: "query: " / "passage: ").
+ */
+export type EmbeddingPurpose = 'query' | 'document';
+
 /** Turns texts into vectors; every implementation sits behind this one interface. */
 export interface EmbeddingProvider {
   readonly fingerprint: ProviderFingerprint;
@@ -16,9 +22,10 @@ export interface EmbeddingProvider {
   readonly coverage?: EmbeddingCoverage;
   /**
    * One vector per text, in input order, each L2-normalised (inner product = cosine; an all-zero
-   * vector stays all zero). Either every vector is returned or the promise rejects.
+   * vector stays all zero). Either every vector is returned or the promise rejects. `purpose`
+   * defaults to `document`; recall passes `query` for the question.
    */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], purpose?: EmbeddingPurpose): Promise<Float32Array[]>;
 }
 
 /** An embedding provider that failed or answered something unusable; the message names what was wrong. */
