@@ -131,9 +131,10 @@ export interface TinyModelDir {
   readonly prompts?: { readonly query?: string; readonly document?: string };
 }
 
-/** Deterministic small vectors: token i, component j. */
+/** Component j of token i: pseudo-random (a sine hash), in quarters from -2 to 2, the same on every run. */
 export function tinyVector(i: number, j: number): number {
-  return Math.round(Math.sin(i * 1.7 + j * 0.9) * 8) / 4;
+  const x = Math.sin(i * 12.9898 + j * 78.233) * 43758.5453;
+  return Math.round((x - Math.floor(x)) * 16 - 8) / 4;
 }
 
 /** Writes the model directory and returns the model's tables, for hand computations. */

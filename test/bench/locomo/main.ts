@@ -2,6 +2,7 @@
  * LoCoMo evidence-recall benchmark: how many of the turns that answer a question the engine finds.
  *
  *   npm run bench:locomo [-- --json] [--mode=turns|pipeline|both] [--conversations=N] [--providers=hash,use-lite] [--dataset=PATH] [--workers=N]
+ *   npm run bench:locomo -- --providers=onnx --model-dir DIR   (a sentence-embedding model the user brings; README)
  *
  * Ingest mode `pipeline` (ingest-pipeline.ts): the conversation through the host hooks and the
  * offline summarizer, memories carrying their source turns; `--mode=both` (default) reports both.
@@ -25,7 +26,7 @@ import { row, wantsJson, type BenchRow } from '../report.js';
 import { intArg, isEntryPoint, progress } from '../support.js';
 import { categoryNames, defaultDatasetPath, loadLocomo, type Conversation } from './dataset.js';
 import { collect, goalAt10, referenceFor, references, type LossRow, type RecallRow } from './metrics.js';
-import { budgetChars, ingestModes, poolSize, providerNames, runConversation, timedK, warmProvider, type ConversationResult, type IngestMode, type ModeName, type ProviderName } from './run.js';
+import { budgetChars, ingestModes, knownProviders, poolSize, providerNames, runConversation, timedK, useOnnxModel, warmProvider, type ConversationResult, type IngestMode, type ModeName, type ProviderName } from './run.js';
 import { pipelineMeta } from './ingest-report.js';
 import type { ClockMode } from './pipeline.js';
 import { alignedTable, fixed, percent } from './table.js';
@@ -53,12 +54,21 @@ function modesArg(): IngestMode[] {
   return [raw as IngestMode];
 }
 
+/** `--model-dir DIR`, absolute, as the worker processes are given it too. */
+const modelDirArg = (): string[] => {
+  const dir = stringArg('model-dir');
+  return dir === undefined ? [] : [`--model-dir=${resolve(dir)}`];
+};
+
 function providersArg(): ProviderName[] {
   const raw = stringArg('providers');
   if (raw === undefined) return [...providerNames];
   const names = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  const bad = names.filter((n) => !(providerNames as readonly string[]).includes(n));
-  if (names.length === 0 || bad.length > 0) throw new Error(`--providers takes a comma-separated list of ${providerNames.join(', ')}; got ${raw}`);
+  const bad = names.filter((n) => !(knownProviders as readonly string[]).includes(n));
+  if (names.length === 0 || bad.length > 0) throw new Error(`--providers takes a comma-separated list of ${knownProviders.join(', ')}; got ${raw}`);
+  const dir = stringArg('model-dir');
+  if (names.includes('onnx') && dir === undefined) throw new Error('--providers=onnx needs --model-dir DIR (a directory with model.onnx and tokenizer.json)');
+  if (dir !== undefined) useOnnxModel(resolve(dir));
   return [...new Set(names)] as ProviderName[];
 }
 
@@ -101,7 +111,7 @@ async function runInWorkers(
     assign(conversations, workers).map(
       (shard) =>
         new Promise<void>((done, failed) => {
-          const child = fork(self, [`--dataset=${datasetPath}`, `--providers=${providers.join(',')}`, `--clock=${clock}`, `--mode=${ingest}`, `--worker=${shard.join(',')}`], {
+          const child = fork(self, [`--dataset=${datasetPath}`, `--providers=${providers.join(',')}`, `--clock=${clock}`, `--mode=${ingest}`, `--worker=${shard.join(',')}`, ...modelDirArg()], {
             stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
           });
           let error: string | null = null;

@@ -109,7 +109,7 @@ export function queryVector(engine: MemoryEngine, question: string): Promise<Flo
   if (!memo) queryVectors.set(engine, (memo = new Map()));
   let vector = memo.get(question);
   if (!vector) {
-    vector = engine.provider.embed([question]).then(([v]) => {
+    vector = engine.provider.embed([question], 'query').then(([v]) => {
       if (!v) throw new Error('the provider returned no vector');
       return v;
     });

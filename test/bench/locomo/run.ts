@@ -41,8 +41,10 @@ export const poolSize = 100;
 /** The k whose call is timed for the latency figures. */
 export const timedK = 10;
 
-export type ProviderName = 'hash' | 'use-lite';
+export type ProviderName = 'hash' | 'use-lite' | 'onnx';
+/** The providers run when none are named; `onnx` needs a model directory (`--model-dir`), so it runs only when asked for. */
 export const providerNames: readonly ProviderName[] = ['hash', 'use-lite'];
+export const knownProviders: readonly ProviderName[] = [...providerNames, 'onnx'];
 /** `fusion` is the plain 50/50 min-max fusion of the issue's reference, beside `full` (the recall pipeline, or that same fusion while there is none). */
 /** How a conversation becomes memories. */
 export type IngestMode = 'turns' | 'pipeline';
@@ -131,12 +133,13 @@ function timedProvider(inner: EmbeddingProvider) {
   const provider: EmbeddingProvider = {
     fingerprint: inner.fingerprint,
     maxInputChars: inner.maxInputChars,
-    async embed(texts) {
-      if (memo && texts.every((t) => memo?.has(t))) return texts.map((t) => Float32Array.from(memo?.get(t) ?? []));
+    async embed(texts, purpose = 'document') {
+      const key = (t: string) => `${purpose}:${t}`;
+      if (memo && texts.every((t) => memo?.has(key(t)))) return texts.map((t) => Float32Array.from(memo?.get(key(t)) ?? []));
       const start = process.hrtime.bigint();
       try {
-        const vectors = await inner.embed(texts);
-        if (memo) for (const [i, t] of texts.entries()) if (vectors[i]) memo.set(t, Float32Array.from(vectors[i]));
+        const vectors = await inner.embed(texts, purpose);
+        if (memo) for (const [i, t] of texts.entries()) if (vectors[i]) memo.set(key(t), Float32Array.from(vectors[i]));
         return vectors;
       } finally {
         ns += process.hrtime.bigint() - start;
@@ -157,10 +160,20 @@ function timedProvider(inner: EmbeddingProvider) {
 }
 
 const providers = new Map<ProviderName, ReturnType<typeof timedProvider>>();
+let onnxModelDir: string | null = null;
+/** The model directory the `onnx` provider loads (`--model-dir`). */
+export function useOnnxModel(dir: string): void {
+  onnxModelDir = dir;
+}
+
 /** One provider object per process and name, so USE-lite loads its model once. */
 function providerFor(name: ProviderName) {
   let p = providers.get(name);
-  if (!p) providers.set(name, (p = timedProvider(createEmbeddingProvider({ provider: name }))));
+  if (!p) {
+    if (name === 'onnx' && onnxModelDir === null) throw new Error('--providers=onnx needs --model-dir DIR (a directory with model.onnx and tokenizer.json)');
+    const config = name === 'onnx' ? { provider: name, modelDir: onnxModelDir ?? '' } : { provider: name };
+    providers.set(name, (p = timedProvider(createEmbeddingProvider(config))));
+  }
   return p;
 }
 
