@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../src/events/errors.js';
-import { createEmbeddingProvider, fingerprintKey } from '../src/providers/embeddings/index.js';
+import { createEmbeddingProvider, dot, fingerprintKey, type EmbeddingProvider, type EmbeddingPurpose } from '../src/providers/embeddings/index.js';
+import { openTestEngine } from './support/engine.js';
 import { writeTinyModelDir, type TinyModel } from './support/onnx-model.js';
 
 // A tiny encoder the test writes itself (test/support/onnx-model.ts), run by the real onnxruntime-node.
@@ -114,5 +115,25 @@ describe('onnx embedding provider (a tiny model written by the test)', () => {
     expect(p.fingerprint.settings.pooling).toBe('mean');
     const [v] = await p.embed(['piano']);
     expect(v).toHaveLength(hidden);
+  });
+
+  it('is asked for query vectors by recall and for document vectors by the write path', async () => {
+    writeTinyModelDir(dir, { words: [...words, 'query', 'passage', ':'], hidden, pooling: 'mean', prompts: { query: 'query: ', document: 'passage: ' } });
+    const inner = provider();
+    const asked: EmbeddingPurpose[] = [];
+    const spy: EmbeddingProvider = { fingerprint: inner.fingerprint, maxInputChars: inner.maxInputChars, embed: (texts, purpose) => (asked.push(purpose ?? 'document'), inner.embed(texts, purpose)) };
+    const engine = await openTestEngine(join(dir, 'store'), { embeddingProvider: spy });
+    try {
+      await engine.writeMemory({ text: 'golden retriever' });
+      expect(asked).toEqual(['document']);
+      const found = await engine.recall({ query: 'golden piano', scope: { mode: 'global' }, explain: true });
+      expect(asked).toContain('query');
+      // The vector route scored the memory against the question embedded with the query prompt.
+      const [memory] = await inner.embed(['golden retriever']);
+      const [question] = await inner.embed(['golden piano'], 'query');
+      expect(found.memories[0]?.explain?.routes['document.vector.raw']).toBeCloseTo(dot(memory!, question!), 5);
+    } finally {
+      await engine.close();
+    }
   });
 });
