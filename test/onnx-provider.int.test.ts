@@ -81,7 +81,11 @@ describe('onnx embedding provider (a tiny model written by the test)', () => {
     const afterModel = fingerprintKey(provider().fingerprint);
     expect(afterModel).not.toBe(before);
     writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ word_embedding_dimension: hidden, pooling_mode_mean_tokens: true, pooling_mode_cls_token: false }));
-    expect(fingerprintKey(provider().fingerprint)).not.toBe(afterModel);
+    const afterPooling = fingerprintKey(provider().fingerprint);
+    expect(afterPooling).not.toBe(afterModel);
+    // External weights beside the graph (model.onnx_data) are part of the model too.
+    writeFileSync(join(dir, 'model.onnx_data'), Buffer.from([1, 2, 3]));
+    expect(fingerprintKey(provider().fingerprint)).not.toBe(afterPooling);
   });
 
   it('refuses a missing or incomplete model directory with an error naming the setting', async () => {

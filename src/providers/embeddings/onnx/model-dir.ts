@@ -123,7 +123,8 @@ export function readModelDir(options: ModelDirOptions): ModelDir {
   if (dimension === null) throw new ValidationError('embedding.dimension', `${dir} does not say its vector length (no 1_Pooling/config.json nor hidden_size in config.json): set it`);
 
   const longest = positive(sbert.max_seq_length) ?? positive(config.max_position_embeddings) ?? defaultMaxTokens;
-  const files = [modelFile, ...['.onnx_data', '.data'].map((s) => modelFile + s).filter((f) => existsSync(join(dir, f)))];
+  // Weights over 2 GB sit beside the graph as external data (model.onnx_data, as bge-m3's export has them).
+  const files = [modelFile, ...['_data', '.data'].map((s) => modelFile + s).filter((f) => existsSync(join(dir, f)))];
   const configFiles = ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'modules.json', 'sentence_bert_config.json', 'config_sentence_transformers.json', '1_Pooling/config.json'];
   const hashed = [...files, ...configFiles.filter((f) => existsSync(join(dir, f)))].sort();
   const filesHash = createHash('sha256');
