@@ -140,4 +140,14 @@ describe('onnx embedding provider (a tiny model written by the test)', () => {
       await engine.close();
     }
   });
+
+  it('reads a SentencePiece (Unigram) tokenizer as multilingual-e5 ships it, Chinese included', async () => {
+    const pieces = ['▁我', '有', '一只', '金毛', '▁piano', '▁lessons'];
+    const model = writeTinyModelDir(dir, { tokenizer: 'unigram', words: pieces, hidden, pooling: 'mean' });
+    const p = provider();
+    const [zh, en] = await p.embed(['我有一只金毛', 'piano lessons']);
+    const want = (tokens: string[]) => expected(model, ids(['<s>', ...tokens, '</s>'], model.vocab), 'mean');
+    expect(Array.from(zh!)).toEqual(want(['▁我', '有', '一只', '金毛']).map((x) => expect.closeTo(x, 5)));
+    expect(Array.from(en!)).toEqual(want(['▁piano', '▁lessons']).map((x) => expect.closeTo(x, 5)));
+  });
 });

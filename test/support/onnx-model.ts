@@ -121,8 +121,36 @@ export function wordPieceTokenizerJson(vocab: readonly string[]): object {
   };
 }
 
+/** SentencePiece's specials in XLM-R's order (multilingual-e5, bge-m3): the pad id is 1, not 0. */
+export const unigramSpecials = ['<s>', '<pad>', '</s>', '<unk>'] as const;
+
+/** A Unigram (SentencePiece) tokenizer.json as XLM-R-based models ship it: Metaspace, <s> ... </s>. */
+export function unigramTokenizerJson(vocab: readonly string[]): object {
+  const special = (content: string) => ({ id: vocab.indexOf(content), content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const token = (id: string) => ({ SpecialToken: { id, type_id: 0 } });
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: unigramSpecials.map(special),
+    normalizer: null,
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [token('<s>'), { Sequence: { id: 'A', type_id: 0 } }, token('</s>')],
+      pair: [token('<s>'), { Sequence: { id: 'A', type_id: 0 } }, token('</s>'), token('</s>'), { Sequence: { id: 'B', type_id: 0 } }, token('</s>')],
+      special_tokens: Object.fromEntries(['<s>', '</s>'].map((t) => [t, { id: t, ids: [vocab.indexOf(t)], tokens: [t] }])),
+    },
+    decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    // Longer pieces score higher, so the lattice prefers whole words.
+    model: { type: 'Unigram', unk_id: vocab.indexOf('<unk>'), byte_fallback: false, vocab: vocab.map((piece, i) => [piece, i < unigramSpecials.length ? 0 : -10 / piece.length]) },
+  };
+}
+
 export interface TinyModelDir {
-  /** Words after the special tokens; id = 4 + index. */
+  /** WordPiece with [CLS]/[SEP] (BERT, bge) by default; `unigram`: SentencePiece with <s>/</s> (e5). */
+  readonly tokenizer?: 'wordpiece' | 'unigram';
+  /** Words (pieces, for unigram) after the four special tokens; id = 4 + index. */
   readonly words: readonly string[];
   readonly hidden: number;
   /** Writes 1_Pooling/config.json (and modules.json) choosing this pooling; none: no pooling file. */
@@ -139,13 +167,15 @@ export function tinyVector(i: number, j: number): number {
 
 /** Writes the model directory and returns the model's tables, for hand computations. */
 export function writeTinyModelDir(dir: string, spec: TinyModelDir): TinyModel & { vocab: string[] } {
-  const vocab = [...tinySpecials, ...spec.words];
+  const unigram = spec.tokenizer === 'unigram';
+  const vocab = [...(unigram ? unigramSpecials : tinySpecials), ...spec.words];
   const embeddings = vocab.map((_, i) => Array.from({ length: spec.hidden }, (_, j) => tinyVector(i, j)));
   const tokenTypes = [Array.from({ length: spec.hidden }, (_, j) => (j === 0 ? 0.5 : 0)), Array.from({ length: spec.hidden }, () => 0)];
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'model.onnx'), tinyEncoderOnnx({ embeddings, tokenTypes }));
-  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(wordPieceTokenizerJson(vocab)));
-  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: 512, do_lower_case: true }));
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(unigram ? unigramTokenizerJson(vocab) : wordPieceTokenizerJson(vocab)));
+  const tokenizerConfig = unigram ? { model_max_length: 512, pad_token: '<pad>', tokenizer_class: 'XLMRobertaTokenizer' } : { model_max_length: 512, do_lower_case: true };
+  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig));
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', hidden_size: spec.hidden, max_position_embeddings: 512 }));
   if (spec.pooling) {
     mkdirSync(join(dir, '1_Pooling'), { recursive: true });
