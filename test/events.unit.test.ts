@@ -19,6 +19,7 @@ describe('event catalog', () => {
       'ProjectionRebuildFailed', 'BackupTaken',
       'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased',
       'MemoriesRecalled',
+      'BackupRemoved', 'BackupRestored', 'BackupShredded', 'StoreVersionChanged', 'StoreMigrated',
     ];
     expect([...eventTypes].sort()).toEqual(expected.sort());
     for (const type of eventTypes) expect(currentVersions.get(type)).toBeGreaterThanOrEqual(1);

@@ -66,7 +66,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
   const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
   // Any write invalidates the recall cache.
-  const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
+  const run: typeof write = (type, input, ctx, extra) => write(type, input, ctx, extra).finally(() => recall.invalidate());
   const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
   const maintenance = createMaintenance({
     db, indexes, provider, cache,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { stampEvents, type CommandMetadata } from '../commands/decider.js';
 import { handleCommand } from '../commands/handler.js';
-import { memoryCommandSchemas, type DerivedEvent, type MemoryCommand } from '../commands/memory/commands.js';
+import { memoryCommandSchemas, type DerivedEvent, type MemoryCommand, type WriteMemory } from '../commands/memory/commands.js';
 import { memoryDecider } from '../commands/memory/decider.js';
 import { parseOrThrow } from '../events/errors.js';
 import type { EventLog } from '../events/log/event-log.js';
@@ -24,6 +24,11 @@ export interface WriteReceipt {
   readonly position: bigint | null;
   /** Set when the memory was kept without a vector; maintenance embeds it later. */
   readonly embeddingError?: string;
+}
+
+/** What only the engine's own writes add to a command. */
+export interface WriteExtras {
+  readonly consolidates?: WriteMemory['consolidates'];
 }
 
 interface WritePathDeps {
@@ -67,7 +72,11 @@ export function createWritePath(deps: WritePathDeps) {
     });
   };
 
-  return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext): Promise<WriteReceipt> {
+  /** The read model's atom statuses of a memory (an erased atom counts as forgotten: nothing moves it). */
+  const atomStatuses = (memoryId: string) =>
+    Object.fromEntries(indexes.atoms.ofMemory(memoryId).map((a) => [a.atomId, (a.status as string) === 'erased' ? 'forgotten' : a.status]));
+
+  return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext, extra: WriteExtras = {}): Promise<WriteReceipt> {
     const schema: z.ZodType<{ memoryId: string }> = memoryCommandSchemas[type];
     const data = parseOrThrow(schema, input) as MemoryCommand['data'];
     const metadata = metadataFor(ctx);
@@ -86,7 +95,9 @@ export function createWritePath(deps: WritePathDeps) {
       }
     }
     const embeddingError = await embed(text, derived);
-    const command = { type, data, metadata, ...(derived ? { derived } : {}) } as MemoryCommand;
+    const statuses = type === 'UpdateMemory' && derived ? { atomStatuses: atomStatuses(data.memoryId) } : {};
+    const consolidates = extra.consolidates ? { consolidates: extra.consolidates } : {};
+    const command = { type, data, metadata, ...(derived ? { derived } : {}), ...statuses, ...consolidates } as MemoryCommand;
     const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command);
     if (embeddingError && result.events.length > 0) await recordEmbeddingFailure(data.memoryId, embeddingError, metadata);
     // Read-your-writes: the caller sees its memory in every read model when this returns.
