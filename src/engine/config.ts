@@ -5,6 +5,19 @@ import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
 import { llmConfigSchema } from '../providers/llm/index.js';
 import { rerankConfigSchema } from '../providers/rerank.js';
+import { lifecycleSettingsSchema } from '../commands/lifecycle/settings.js';
+
+/**
+ * Managed backups (ADR 29): the engine's own copies, in `dir` (default `<dataDir>/backups`),
+ * kept `keepDays` days (the newest always stays), taken daily after the tick when `daily` is set.
+ */
+export const backupsConfigSchema = z
+  .object({
+    dir: z.string().min(1).nullable().default(null),
+    keepDays: z.number().min(0).default(7),
+    daily: z.boolean().default(false),
+  })
+  .strict();
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z
@@ -24,6 +37,8 @@ export const configSchema = z
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
     conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
+    lifecycle: lifecycleSettingsSchema.default(lifecycleSettingsSchema.parse({})),
+    backups: backupsConfigSchema.default(backupsConfigSchema.parse({})),
   })
   .strict();
 
@@ -51,6 +66,9 @@ const envKeys: Readonly<Record<string, { readonly path: readonly string[]; reado
   LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
   LIVINGMEMORY_MEMORY_SCOPE_MODE: { path: ['conversation', 'scopeMode'] },
   LIVINGMEMORY_LLM_PROVIDER: { path: ['llm', 'provider'] },
+  LIVINGMEMORY_DECAY_HOUR: { path: ['lifecycle', 'decay', 'hour'], numeric: true },
+  LIVINGMEMORY_DECAY_TIME_ZONE: { path: ['lifecycle', 'decay', 'timeZone'] },
+  LIVINGMEMORY_BACKUPS_DIR: { path: ['backups', 'dir'] },
 };
 const envMeta = new Set(['LIVINGMEMORY_CONFIG']);
 

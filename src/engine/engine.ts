@@ -1,6 +1,3 @@
-import { join } from 'node:path';
-import { openDatabase } from '../events/log/sqlite-database.js';
-import { createSqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
@@ -26,6 +23,13 @@ import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
+import { backupsDirOf, openStore } from './backups/open-store.js';
+import { putBackupInPlace } from './backups/restore.js';
+import { createLifecycle } from './lifecycle/index.js';
+import { accessAtomEvents } from './lifecycle/access.js';
+import type { Migration } from './migrations.js';
+import { packageVersion } from './version.js';
+import { createExtractiveSummarizer } from '../providers/llm/index.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
 export { engineProjections } from './indexes.js';
@@ -45,13 +49,21 @@ export interface EngineOptions {
    * conversations and recalls, but schedules no summaries.
    */
   readonly llmProvider?: LlmProvider | null;
+  /** Run the lifecycle scheduler (missed ticks, then daily); default `lifecycle.scheduler`. */
+  readonly scheduler?: boolean;
+  /** The package version compared with the last open's (tests); default this package's. */
+  readonly packageVersion?: string;
+  /** The SQLite schema steps (tests); default `storeMigrations`. */
+  readonly migrations?: readonly Migration[];
 }
 
 /** Opens the embedded engine: one SQLite file with the log and every projection, caught up. */
 export async function createMemoryEngine(config: Config, options: EngineOptions = {}) {
   const env = options.env ?? systemEnvironment;
-  const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
-  const log = createSqliteEventLog(db);
+  const store = await openStore(config, {
+    env, packageVersion: options.packageVersion ?? packageVersion(), ...(options.migrations ? { migrations: options.migrations } : {}),
+  });
+  const { db, log, backups } = store;
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
   const cache = createEmbeddingCache(db);
   const indexes = openIndexes({
@@ -59,7 +71,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     hooks: rebuildEventHooks(log, env, 'system:projections'),
   });
   await indexes.catchUp();
-  const access = createAccessBatcher(log, env);
+  const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms) });
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
@@ -67,7 +79,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx, extra) => write(type, input, ctx, extra).finally(() => recall.invalidate());
-  const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
+  const transfer = createTransfer({
+    log, env, indexes, provider, cache, write: run, defaultActor: config.actor, beforeImport: async () => void (await backups.take('before-import')),
+  });
   const maintenance = createMaintenance({
     db, indexes, provider, cache,
     recordRepaired: (memoryId) =>
@@ -79,6 +93,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   const eraseSubject = createErasure({
     db, log, env, indexes, provider, cache, defaultActor: config.actor, invalidate: () => recall.invalidate(),
+    // Managed backups (ADR 29): one before the erasure, and every one shredded after it.
+    before: async () => void (await backups.take('before-erase')),
+    after: async (subject, cacheKeys) => void (await backups.shred(subject, cacheKeys)),
   });
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
@@ -92,17 +109,40 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
       }),
     exists: (memoryId) => indexes.documents.get(memoryId) !== undefined,
   };
-  const store = createConversationStore(log);
+  const conversations = createConversationStore(log);
+  const llm = options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider;
   const summaries = createSummaryRunner({
-    store, conversations: indexes.conversations, llm: options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider, memories, env, config: config.conversation, actor: 'system:summarizer',
+    store: conversations, conversations: indexes.conversations, llm, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
   let ready = false;
   const conversation = createConversationHooks({
-    store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
+    store: conversations, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
     config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
   await summaries.recoverInterrupted();
+  const lifecycle = createLifecycle({
+    log, env, indexes, provider, cache, settings: config.lifecycle, backups, dailyBackup: config.backups.daily, write: run,
+    // Consolidation needs a summarizer even where conversations have none: the offline extractive one.
+    llm: llm ?? createExtractiveSummarizer(),
+    changed: () => recall.invalidate(),
+  });
+  if (options.scheduler ?? config.lifecycle.scheduler) void lifecycle.start();
   ready = true;
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    ready = false;
+    await lifecycle.close(config.conversation.shutdownTimeoutMs);
+    await summaries.close(config.conversation.shutdownTimeoutMs);
+    await maintenance.cancel();
+    await access.flush();
+    await indexes.runner.stop();
+    await indexes.vectors.close();
+    await indexes.graphVectors.close();
+    await log.close();
+    db.close();
+  };
 
   return {
     log,
@@ -143,18 +183,24 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         vectors: indexes.vectors.status(),
         graphVectors: indexes.graphVectors.status(),
         maintenance: maintenance.status(),
+        lifecycle: lifecycle.status(),
       };
     },
-    async close(): Promise<void> {
-      ready = false;
-      await summaries.close(config.conversation.shutdownTimeoutMs);
-      await maintenance.cancel();
-      await access.flush();
-      await indexes.runner.stop();
-      await indexes.vectors.close();
-      await indexes.graphVectors.close();
-      await log.close();
-      db.close();
+    /** Stops the lifecycle scheduler first, then everything else; a second call does nothing. */
+    close,
+    /** Decay ticks, consolidation and their scheduler (ADR 29). */
+    lifecycle,
+    /** The engine's own backups in `backups.dir` (ADR 29). */
+    backups,
+    /**
+     * Puts a managed backup in the store's place: checks it, backs up the store as it is, closes
+     * the engine, swaps the files and records BackupRestored. The next open replays the read models.
+     */
+    async restoreBackup(backupId: string) {
+      const backup = await backups.verify(backupId);
+      const safety = await backups.take('before-restore');
+      await close();
+      return putBackupInPlace({ storeFile: store.storeFile, vectorsDir: store.vectorsDir, backupsDir: backupsDirOf(config) }, backup, safety.backupId, env);
     },
   };
 }

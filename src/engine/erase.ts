@@ -39,6 +39,10 @@ interface ErasureDeps {
   readonly defaultActor: string;
   /** Drops what the engine holds in memory (the recall cache). */
   readonly invalidate: () => void;
+  /** Runs once the input is valid, before the key is destroyed (the managed backup, ADR 29). */
+  readonly before?: () => Promise<void>;
+  /** The last step: the same subject and cache rows shredded in the managed backups (ADR 29). */
+  readonly after?: (subject: { kind: 'user' | 'session' | 'persona'; id: string }, cacheKeys: readonly string[]) => Promise<void>;
 }
 
 /** The texts an embedding may have been cached for: every text the subject's events carried. */
@@ -62,6 +66,7 @@ export function createErasure(deps: ErasureDeps) {
 
   return async function eraseSubject(input: unknown, ctx: CallContext = {}): Promise<ErasureReceipt> {
     const { kind, id, reason } = parseOrThrow(eraseInputSchema, input);
+    await deps.before?.();
     await indexes.catchUp();
     const erasedHashes = new Set(textsOf(await log.sealedEvents({ kind, id })).map(hashOf));
     const meta = commandMetadata(deps.env, ctx.actor ?? deps.defaultActor, ctx);
@@ -87,9 +92,11 @@ export function createErasure(deps: ErasureDeps) {
     // A text another live memory still has keeps its cached vector.
     for (const text of liveTexts(db, indexes)) erasedHashes.delete(hashOf(text));
     const embeddingsForgotten = deps.cache.forget([...erasedHashes]);
+    const walTruncated = scrubFile(db);
+    await deps.after?.({ kind, id }, [...erasedHashes]);
     return {
       erasureId, subject: { kind, id }, position: result.lastPosition, keyIds: result.keyId === undefined ? [] : [result.keyId],
-      counts: result.counts, embeddingsForgotten, walTruncated: scrubFile(db),
+      counts: result.counts, embeddingsForgotten, walTruncated,
     };
   };
 }

@@ -23,6 +23,8 @@ export interface TransferDeps {
   readonly cache: EmbeddingCache;
   readonly write: Write;
   readonly defaultActor: string;
+  /** Runs once the file is known to be valid, before the first write (the managed backup, ADR 29). */
+  readonly beforeImport?: () => Promise<void>;
 }
 
 export interface ImportInput {
@@ -85,6 +87,7 @@ export function createTransfer(deps: TransferDeps) {
         const more = p.invalid.length > 1 ? ` (and ${p.invalid.length - 1} more invalid rows; --preview lists them)` : '';
         throw new ValidationError(`row ${bad.row}.${bad.field}`, `${bad.message}${more}; nothing was imported`);
       }
+      await deps.beforeImport?.();
       const importId = env.newId();
       const actor = ctx.actor ?? deps.defaultActor;
       const memoryIds = p.fresh.map(() => env.newId());

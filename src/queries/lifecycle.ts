@@ -18,7 +18,27 @@ export interface UnsettledOriginal {
 }
 
 /** Reads the lifecycle projection: ticks done, consolidations not settled yet. */
-export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecycle_ticks' | 'lifecycle_consolidations') => string) {
+/** What the lifecycle reads of an active memory: its decay inputs, its age and scope. */
+export interface LifecycleMemory {
+  readonly memoryId: string;
+  readonly importance: number;
+  readonly accessCount: number;
+  readonly lastAccessedAt: string | null;
+  readonly createdAt: string;
+  readonly status: string;
+  readonly sessionId: string | null;
+  readonly personaId: string | null;
+  readonly userId: string | null;
+}
+
+const memoryColumns = `memory_id AS memoryId, json_extract(metadata, '$.importance') AS importance,
+  json_extract(metadata, '$.accessCount') AS accessCount, json_extract(metadata, '$.lastAccessedAt') AS lastAccessedAt,
+  json_extract(metadata, '$.createdAt') AS createdAt, json_extract(metadata, '$.status') AS status,
+  json_extract(metadata, '$.sessionId') AS sessionId, json_extract(metadata, '$.personaId') AS personaId,
+  json_extract(metadata, '$.userId') AS userId`;
+
+/** Reads the lifecycle projection (ticks done, consolidations not settled yet) and what ticks read of `documents`. */
+export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecycle_ticks' | 'lifecycle_consolidations' | 'documents') => string) {
   const prepare = statementCache(db);
   const toTick = (r: { date: string; tick_id: string; as_of: string; position: number; affected: number; atom_transitions: number }): TickRecord => ({
     date: r.date, tickId: r.tick_id, asOf: r.as_of, position: BigInt(r.position), affected: r.affected, atomTransitions: r.atom_transitions,
@@ -35,6 +55,13 @@ export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecy
     },
     ticks(): TickRecord[] {
       return (prepare(`SELECT * FROM ${table('lifecycle_ticks')} ORDER BY date`).all() as Parameters<typeof toTick>[0][]).map(toTick);
+    },
+    /** Active memories written at or before `asOf` (ISO, UTC), by id: what a tick decays and a consolidation groups. */
+    activeMemories(asOf: string): LifecycleMemory[] {
+      return prepare(
+        `SELECT ${memoryColumns} FROM ${table('documents')}
+         WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.createdAt') <= ? ORDER BY memory_id`,
+      ).all(asOf) as LifecycleMemory[];
     },
     unsettled(): UnsettledOriginal[] {
       return prepare(

@@ -22,7 +22,7 @@ export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
     conversations: createConversationQueries(db, (name) => liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
     sources: createSourceQueries(db, () => liveTable('memory_sources', 'memory_sources')),
     history: createHistoryQueries(db, () => liveTable('memory_events', 'memory_events')),
-    lifecycle: createLifecycleQueries(db, (name) => liveTable('lifecycle', name)),
+    lifecycle: createLifecycleQueries(db, (name) => (name === 'documents' ? liveTable('documents', 'documents') : liveTable('lifecycle', name))),
   };
 }
 

@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { createSqliteEventLog, type SqliteEventLog } from '../../events/log/sqlite-event-log.js';
+import { streams } from '../../events/streams.js';
+import type { Environment } from '../clock.js';
+import type { Config } from '../config.js';
+import { migrateStore, readMeta, schemaVersionOf, writeMeta, type Migration } from '../migrations.js';
+import { recordEvent } from '../system-events.js';
+import { backupPaths, writeManagedBackup, type BackupManifest } from './files.js';
+import { backupsActor, createManagedBackups, newBackupId, replaceStoreFile, takenBody, type ManagedBackups } from './managed.js';
+
+export interface OpenedStore {
+  readonly db: SqliteDatabase;
+  readonly log: SqliteEventLog;
+  readonly backups: ManagedBackups;
+  readonly storeFile: string;
+  readonly vectorsDir: string;
+}
+
+export interface OpenStoreOptions {
+  readonly env: Environment;
+  readonly packageVersion: string;
+  readonly migrations?: readonly Migration[];
+}
+
+export const backupsDirOf = (config: Config): string => config.backups.dir ?? join(config.dataDir, 'backups');
+
+/**
+ * Opens the store file: migrates its schema (after the mandatory backup), opens the log, and
+ * when the package version differs from the last open's, takes a backup and records the change.
+ * An empty new store gets neither (nothing to keep), and no event.
+ */
+export async function openStore(config: Config, options: OpenStoreOptions): Promise<OpenedStore> {
+  const storeFile = join(config.dataDir, config.databaseFile);
+  const vectorsDir = join(config.dataDir, 'vectors');
+  const dir = backupsDirOf(config);
+  const { env } = options;
+  const db = openDatabase(storeFile, { synchronous: config.sqlite.synchronous });
+  const rawBackup = async (reason: string): Promise<BackupManifest> => {
+    const head = (db.prepare('SELECT coalesce(max(global_position), 0) AS n FROM events').get() as { n: number }).n;
+    const at = env.now();
+    return writeManagedBackup(db, dir, {
+      backupId: newBackupId(dir, at, reason), reason, takenAt: at.toISOString(), position: String(head),
+      packageVersion: readMeta(db, 'packageVersion') ?? 'unknown', schemaVersion: schemaVersionOf(db),
+    });
+  };
+  let migrated;
+  try {
+    migrated = await migrateStore<BackupManifest>(db, {
+      ...(options.migrations ? { migrations: options.migrations } : {}),
+      backup: () => rawBackup('before-migration'),
+      describe: (b) => b.backupId,
+      restore: async (b) => {
+        db.close();
+        replaceStoreFile(backupPaths(dir, b.backupId).db, storeFile, vectorsDir);
+      },
+    });
+  } catch (error) {
+    if (db.open) db.close();
+    throw error;
+  }
+  const log = createSqliteEventLog(db);
+  const backups = createManagedBackups({
+    db, log, env, dir, keepDays: config.backups.keepDays, packageVersion: options.packageVersion, schemaVersion: () => schemaVersionOf(db),
+  });
+  const record = (body: Parameters<typeof recordEvent>[4]) => recordEvent(log, env, backupsActor, streams.store, body);
+  if (migrated?.backup) {
+    const b = migrated.backup;
+    await recordEvent(log, env, backupsActor, streams.backups, takenBody(b, backupPaths(dir, b.backupId).db));
+    await record({ type: 'StoreMigrated', schemaVersion: 1, data: { from: migrated.from, to: migrated.to, migrations: [...migrated.applied], backupId: b.backupId } });
+  }
+  const previous = readMeta(db, 'packageVersion');
+  if (previous !== options.packageVersion) {
+    if ((await log.headPosition()) > 0n) {
+      const backupId = migrated?.backup?.backupId ?? (await backups.take('version-change')).backupId;
+      await record({ type: 'StoreVersionChanged', schemaVersion: 1, data: { from: previous ?? null, to: options.packageVersion, backupId } });
+    }
+    writeMeta(db, 'packageVersion', options.packageVersion);
+    await backups.prune();
+  }
+  return { db, log, backups, storeFile, vectorsDir };
+}
