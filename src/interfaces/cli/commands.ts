@@ -1,3 +1,4 @@
+import type { MemoryEngine } from '../../engine/engine.js';
 import { list, number, position, required, str, type Command, type Handler } from './args.js';
 import { conversationCommands } from './conversation-commands.js';
 import { backup, erase } from './erase-command.js';
@@ -6,6 +7,7 @@ import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
+import { lifecycleCommands } from './lifecycle-commands.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
@@ -22,6 +24,7 @@ const status: Handler = async (engine, _inv, out) => {
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
+      lifecycleLines(s.lifecycle),
       table([
         ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding'],
         ...s.projections.map((p) => [
@@ -36,6 +39,15 @@ const status: Handler = async (engine, _inv, out) => {
     ].join('\n'),
   );
 };
+
+function lifecycleLines(l: Awaited<ReturnType<MemoryEngine['status']>>['lifecycle']): string {
+  const last = l.lastTick ? `${l.lastTick.date} (${l.lastTick.decayed} decayed, ${l.lastTick.atomTransitions} atom transitions)` : 'none';
+  return [
+    `decay ticks: last ${last}, next ${l.nextTick ?? '-'}`,
+    `consolidation: next ${l.nextConsolidation ?? 'on demand (lifecycle.consolidation.daily is off)'}`,
+    `last backup: ${l.lastBackup ? `${l.lastBackup.backupId} (${l.lastBackup.reason}, ${l.lastBackup.takenAt})` : 'none'}`,
+  ].join('\n');
+}
 
 const add: Handler = async (engine, inv, out) => {
   const receipt = await engine.writeMemory({
@@ -86,6 +98,8 @@ const start: Handler = async (engine, inv, out) => {
   // Until the server exists, the main job is to open the store, bring every projection up to the
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
+  // The missed decay ticks (and what follows them) run before the status is printed.
+  await engine.lifecycle.scheduler.idle();
   out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up, indexes checked');
   await status(engine, inv, out);
 };
@@ -146,4 +160,5 @@ export const commands: Readonly<Record<string, Command>> = {
   ...transferCommands,
   ...conversationCommands,
   ...complianceCommands,
+  ...lifecycleCommands,
 };

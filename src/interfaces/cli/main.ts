@@ -66,7 +66,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       overrides: values['data-dir'] ? { dataDir: values['data-dir'] } : {},
     });
     // Only `start` runs the background consistency check: other commands are short-lived.
-    const engine = await createMemoryEngine(config, { maintenance: false });
+    // Only `start` runs the lifecycle scheduler too (missed ticks, then daily): `tick` runs one on demand.
+    const engine = await createMemoryEngine(config, { maintenance: false, scheduler: name === 'start' });
     try {
       return (await command.run(engine, { positionals: rest, flags: values }, createOutput(json))) ?? 0;
     } finally {
