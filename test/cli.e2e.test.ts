@@ -45,7 +45,7 @@ describe('lmem', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/invalid importance/);
     expect(json(['add', 'x', '--importance', 'high'])).toMatchObject({ error: { kind: 'ValidationError' } });
-    expect(lmem(['frobnicate']).stderr).toMatch(/unknown command "frobnicate"/);
+    expect(lmem(['frobnicate']).stderr).toMatch(/unknown command 'frobnicate'/);
     expect(lmem(['rebuild', 'nope']).stderr).toMatch(/unknown projection nope/);
     expect(lmem(['forget', 'no-such-memory']).stderr).toMatch(/does not exist/);
     const config = lmem(['status'], { LIVINGMEMORY_SQLITE_SYNCHRONOUS: 'SOMETIMES' });

@@ -9,7 +9,9 @@ import { testEnvironment } from './support/engine.js';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
 const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
-const dataDir = mkdtempSync(join(tmpdir(), 'lmem-compliance-cli-'));
+// Exports go beside the store: nothing may be written inside the data dir.
+const root = mkdtempSync(join(tmpdir(), 'lmem-compliance-cli-'));
+const dataDir = join(root, 'store');
 const lmem = (args: string[]) => {
   const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, LIVINGMEMORY_DATA_DIR: dataDir } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -26,7 +28,7 @@ beforeAll(async () => {
   await engine.close();
 }, 30_000);
 
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('lmem replay and compliance-export', () => {
   it('replays a session turn by turn, as text and JSON, up to a turn', () => {
@@ -43,7 +45,7 @@ describe('lmem replay and compliance-export', () => {
   });
 
   it('exports a user, verifies the export, and catches a changed file', () => {
-    const out = join(dataDir, 'export-ann');
+    const out = join(root, 'export-ann');
     const exported = lmem(['compliance-export', '--user', 'ann', '--out', out]);
     expect(exported.code).toBe(0);
     expect(exported.stdout).toMatch(/exported user ann up to position \d+/);
@@ -51,9 +53,9 @@ describe('lmem replay and compliance-export', () => {
     expect(lmem(['compliance-export', '--verify', out]).stdout).toMatch(/verifies/);
     appendFileSync(join(out, 'records.jsonl'), '{"record":"memory"}\n');
     const tampered = lmem(['compliance-export', '--verify', out]);
-    expect(tampered.code).toBe(1);
+    expect(tampered.code).toBe(3);
     expect(tampered.stdout).toMatch(/does NOT verify[\s\S]*records\.jsonl: sha256/);
-    const none = lmem(['compliance-export', '--out', join(dataDir, 'x')]);
+    const none = lmem(['compliance-export', '--out', join(root, 'x')]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/invalid subject/);
   });

@@ -129,6 +129,6 @@ describe('compliance export of a subject of the three-day group conversation', (
   it('refuses a second subject, no subject, or a directory that already holds an export', async () => {
     await expect(engine.complianceExport({ user: alice.id, session: sessionId }, { dir: join(temp.dir, 'x') })).rejects.toThrow(/subject/);
     await expect(engine.complianceExport({}, { dir: join(temp.dir, 'x') })).rejects.toThrow(/subject/);
-    await expect(engine.complianceExport({ all: true }, { dir: join(temp.dir, 'alice') })).rejects.toThrow(/already holds an export/);
+    await expect(engine.complianceExport({ all: true }, { dir: join(temp.dir, 'alice') })).rejects.toThrow(/alice already holds manifest\.json, manifest\.sig, records\.jsonl, records\.csv; give --force/);
   });
 });

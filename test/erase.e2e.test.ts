@@ -6,14 +6,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 // The compiled CLI, as a user runs it; `npm test` builds dist/ first.
 const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
-const dataDir = mkdtempSync(join(tmpdir(), 'lmem-erase-'));
+// Outputs go beside the store: nothing may be written inside the data dir (ADR 24).
+const root = mkdtempSync(join(tmpdir(), 'lmem-erase-'));
+const dataDir = join(root, 'store');
 const lmem = (args: string[]) => {
   const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, LIVINGMEMORY_DATA_DIR: dataDir } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 const json = (args: string[]) => JSON.parse(lmem([...args, '--json']).stdout) as Record<string, unknown>;
 
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('lmem erase and backup', () => {
   it('erases a user: counts, the event, no plaintext in the file or a later backup, others untouched', () => {
@@ -24,7 +26,7 @@ describe('lmem erase and backup', () => {
 
     const receipt = json(['erase', '--user', 'alice', '--reason', 'right to be forgotten']);
     expect(receipt).toMatchObject({ subject: { kind: 'user', id: 'alice' }, counts: { memories: 1 }, walTruncated: true });
-    const backupPath = join(dataDir, 'backup.db');
+    const backupPath = join(root, 'backup.db');
     expect(json(['backup', backupPath])).toMatchObject({ path: backupPath });
     for (const file of [join(dataDir, 'livingmemory.db'), backupPath]) {
       const bytes = readFileSync(file);

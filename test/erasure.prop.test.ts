@@ -64,7 +64,9 @@ describe('erasure by crypto-shredding', () => {
         fc.nat(),
         async (drafts, kind, pick) => {
           const temp = tempDir();
-          const engine = await openTestEngine(temp.dir, { env: stillEnvironment() });
+          // The backup goes beside the store: outputs never land in the data dir (ADR 24).
+          const store = join(temp.dir, 'store');
+          const engine = await openTestEngine(store, { env: stillEnvironment() });
           try {
             const memories: Memory[] = [];
             for (const d of drafts) {
@@ -80,7 +82,7 @@ describe('erasure by crypto-shredding', () => {
             const before = await recallAll(engine, scopes);
             await engine.flushAccess();
             // The scan sees plaintext where the read models hold it, so finding nothing later means something.
-            expect(found(markers, filesOf(temp.dir))).toEqual(markers);
+            expect(found(markers, filesOf(store))).toEqual(markers);
 
             const receipt = await engine.eraseSubject({ kind, id: target, reason: 'right to be forgotten' });
             expect(receipt.counts.memories).toBe(erasedMemories.length);
@@ -90,7 +92,7 @@ describe('erasure by crypto-shredding', () => {
               documents: engine.documents.list({ limit: 10_000 }),
               events: await engine.log.readAll({ limit: 100_000 }),
             }, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-            expect(found(markers, [...filesOf(temp.dir), readFileSync(backup), exported])).toEqual([]);
+            expect(found(markers, [...filesOf(store), readFileSync(backup), exported])).toEqual([]);
 
             expect(await recallAll(engine, scopes)).toEqual(before);
             for (const m of erasedMemories) expect(engine.documents.get(m.id)).toMatchObject({ status: 'erased', text: '[erased]' });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { streams } from '../events/streams.js';
+import { writeThrough } from '../replay/output/atomic.js';
 import type { Environment } from './clock.js';
 import { recordEvent } from './system-events.js';
 
@@ -18,11 +19,14 @@ export interface BackupReceipt {
 /**
  * An online copy of the whole SQLite file (SQLite's backup API, consistent while writers go on),
  * recorded as BackupTaken. It holds sealed events and whatever the read models hold at that time:
- * a copy taken before an erasure still has the erased plaintext (ADR 19).
+ * a copy taken before an erasure still has the erased plaintext (ADR 19). `path` is a checked
+ * real path (`outputs.checkFile`); the copy goes to a temporary file beside it, synced, then renamed.
  */
-export async function takeBackup(db: SqliteDatabase, log: EventLog, env: Environment, actor: string, path: string): Promise<BackupReceipt> {
+export async function takeBackup(db: SqliteDatabase, log: EventLog, env: Environment, actor: string, path: string, force = false): Promise<BackupReceipt> {
   const position = await log.headPosition();
-  await db.backup(path);
+  await writeThrough(path, async (tmp) => {
+    await db.backup(tmp);
+  }, { flag: 'path', force });
   const content = readFileSync(path);
   const receipt = { backupId: env.newId(), path, position, bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') };
   await recordEvent(log, env, actor, streams.backups, {

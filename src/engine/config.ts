@@ -8,7 +8,7 @@ import { rerankConfigSchema } from '../providers/rerank.js';
 import { lifecycleSettingsSchema } from '../commands/lifecycle/settings.js';
 
 /**
- * Managed backups (ADR 29): the engine's own copies, in `dir` (default `<dataDir>/backups`),
+ * Managed backups (ADR 29): the engine's own copies, in `dir` (default `<dataDir>-backups`, beside the data dir),
  * kept `keepDays` days (the newest always stays), taken daily after the tick when `daily` is set.
  */
 export const backupsConfigSchema = z

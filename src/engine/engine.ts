@@ -17,6 +17,7 @@ import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
 import { createTransfer } from './transfer.js';
 import { createCompliance } from './compliance.js';
+import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
@@ -68,7 +69,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const cache = createEmbeddingCache(db);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
-    hooks: rebuildEventHooks(log, env, 'system:projections'),
+    hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
   });
   await indexes.catchUp();
   const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms) });
@@ -82,8 +83,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const transfer = createTransfer({
     log, env, indexes, provider, cache, write: run, defaultActor: config.actor, beforeImport: async () => void (await backups.take('before-import')),
   });
+  const outputs = createOutputs(config);
   const maintenance = createMaintenance({
-    db, indexes, provider, cache,
+    db, log, indexes, provider, cache,
     recordRepaired: (memoryId) =>
       recordEvent(log, env, 'system:maintenance', streams.memory(memoryId), {
         type: 'MemoryEmbeddingRepaired',
@@ -159,8 +161,17 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
     /** Crypto-shreds a user, session or persona: `{ kind, id, reason }` (ADR 19). */
     eraseSubject,
-    /** Copies the whole store to `path` while it runs, and records BackupTaken. */
-    backup: (path: string) => takeBackup(db, log, env, config.actor, path),
+    /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
+    backup: (path: string, options: { force?: boolean } = {}) =>
+      takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),
+    /** Writes an export (`exportMemories`) to a file outside the store, through a temporary file; returns the real path and size. */
+    exportMemoriesToFile: async (target: string, options: Parameters<typeof transfer.exportMemories>[0] & { force?: boolean } = {}) => {
+      const content = transfer.exportMemories(options);
+      const path = await outputs.writeFile(target, content, { flag: 'out', force: options.force === true });
+      return { path, bytes: Buffer.byteLength(content) };
+    },
+    /** The guard of every output path (ADR 24). */
+    outputs,
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
     recall: recall.recall,
     flushAccess: () => access.flush(),
@@ -169,7 +180,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** `previewImport`, `importMemories` (all or nothing) and `exportMemories` (native JSON or CSV). */
     ...transfer,
     /** `replaySession` (turn by turn), `complianceExport` of a subject and `verifyComplianceExport` (ADR 20). */
-    ...createCompliance({ log, env }),
+    ...createCompliance({ db, log, env, outputs }),
     /** Host hooks around each LLM call, session reset, summarize now, cleanup of old injection blocks. */
     conversation,
     /** Before an LLM call: reconcile with the host's history, record the user message, recall; see `src/engine/hooks`. */

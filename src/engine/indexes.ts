@@ -40,6 +40,8 @@ export interface IndexOptions {
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly hooks: RebuildHooks;
+  /** The clock of set-aside records (damaged snapshots). */
+  readonly now?: () => Date;
 }
 
 /** The vector projection reads the embedding cache, keyed exactly as the engine filled it. */
@@ -62,9 +64,10 @@ export function openIndexes(options: IndexOptions) {
   });
   const source = cacheVectorSource(options.provider, options.cache);
   const dir = join(options.dataDir, 'vectors');
-  const vectors = createVectorStore({ db, log, dir, source, pageSize: options.pageSize, lockedHead });
+  const clock = options.now ? { now: options.now } : {};
+  const vectors = createVectorStore({ db, log, dir, source, pageSize: options.pageSize, lockedHead, ...clock });
   // Graph entries get vectors of their own, from the same cache, in the same folder.
-  const graphVectors = createVectorStore({ db, log, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, lockedHead });
+  const graphVectors = createVectorStore({ db, log, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, lockedHead, ...clock });
   return {
     runner,
     vectors,

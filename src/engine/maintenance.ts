@@ -1,8 +1,10 @@
+import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { VectorRebuildResult } from '../projections/vectors/vector-rebuild.js';
 import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 import { checkConsistency, createMaintenanceFlags, type ConsistencyReport } from './maintenance-checks.js';
+import { interruptedShadows, projectionsUnlikeTheirReplay, type Repair } from './maintenance-repairs.js';
 
 export type MaintenanceState = 'idle' | 'checking' | 'rebuilding' | 'repairing' | 'partial' | 'failed' | 'cancelled';
 
@@ -12,10 +14,13 @@ export interface MaintenanceStatus {
   readonly report: ConsistencyReport | null;
   readonly lastError: string | null;
   readonly needsIndexRebuild: string | null;
+  /** What the last check rebuilt, and why. */
+  readonly repaired: readonly Repair[];
 }
 
 interface MaintenanceDeps {
   readonly db: SqliteDatabase;
+  readonly log: EventLog;
   readonly indexes: Indexes;
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
@@ -40,6 +45,7 @@ export function createMaintenance(deps: MaintenanceDeps) {
   let progress: MaintenanceStatus['progress'] = null;
   let report: ConsistencyReport | null = null;
   let lastError: string | null = null;
+  let repaired: Repair[] = [];
   let controller = new AbortController();
   let running: Promise<void> | null = null;
 
@@ -116,19 +122,47 @@ export function createMaintenance(deps: MaintenanceDeps) {
     await indexes.catchUp();
   };
 
+  /** Rebuilds the SQLite projections named, in one replay, noting why. */
+  const rebuildNamed = async (names: readonly string[], why: Repair['why']): Promise<void> => {
+    if (names.length === 0) return;
+    state = 'rebuilding';
+    await indexes.runner.rebuildAll(names, why);
+    repaired.push(...names.map((projection) => ({ projection, why })));
+  };
+  /** Both vector indexes into shadows; false when they did not switch (too many embeddings missing, cancelled). */
+  const repairVectors = async (why: Repair['why']): Promise<boolean> => {
+    const result = await rebuildVectors();
+    repaired.push({ projection: 'vectors', why }, { projection: 'graph_vectors', why });
+    return result.graphVectors?.status === 'completed';
+  };
+
+  /**
+   * Resumes interrupted rebuilds, repairs what the cheap id checks find, then compares every
+   * projection with a replay of the log (what `verify` does) and rebuilds each that differs.
+   */
   const runOnce = async (): Promise<void> => {
     state = 'checking';
+    repaired = [];
+    const interrupted = interruptedShadows(indexes);
+    await rebuildNamed(interrupted.sqlite, 'interrupted rebuild resumed');
     await indexes.catchUp();
     report = checkConsistency(deps.db, indexes);
-    if (report.ftsMismatch > 0) await indexes.runner.rebuild('fts', 'consistency check');
-    if (report.graphMismatch > 0) await indexes.runner.rebuild('graph', 'consistency check');
-    if (report.atomOrphans > 0) await indexes.runner.rebuild('atoms', 'consistency check');
-    if (report.fingerprintChanged || report.vectorMismatch > 0 || report.graphVectorMismatch > 0 || flags.get(flagName)) {
+    const cheap = [
+      ...(report.ftsMismatch > 0 ? ['fts'] : []),
+      ...(report.graphMismatch > 0 ? ['graph'] : []),
+      ...(report.atomOrphans > 0 ? ['atoms'] : []),
+    ];
+    await rebuildNamed(cheap, 'failed the id check');
+    if (interrupted.vectors || report.fingerprintChanged || report.vectorMismatch > 0 || report.graphVectorMismatch > 0 || flags.get(flagName)) {
       if (report.fingerprintChanged) flags.set(flagName, 'embedding provider fingerprint changed');
-      const result = await rebuildVectors();
-      if (result.graphVectors?.status !== 'completed') return;
+      if (!(await repairVectors(interrupted.vectors ? 'interrupted rebuild resumed' : 'failed the id check'))) return;
     }
     await repairPending();
+    if (controller.signal.aborted) return;
+    state = 'checking';
+    const differ = await projectionsUnlikeTheirReplay(deps.log, indexes, controller.signal);
+    await rebuildNamed(differ.sqlite, 'differed from a replay of the log');
+    if (differ.vectors && !(await repairVectors('differed from a replay of the log'))) return;
     report = checkConsistency(deps.db, indexes);
     state = 'idle';
   };
@@ -184,7 +218,7 @@ export function createMaintenance(deps: MaintenanceDeps) {
       controller.abort();
       await running;
     },
-    status: (): MaintenanceStatus => ({ state, progress, report, lastError, needsIndexRebuild: flags.get(flagName) }),
+    status: (): MaintenanceStatus => ({ state, progress, report, lastError, needsIndexRebuild: flags.get(flagName), repaired }),
   };
 }
 

@@ -29,6 +29,8 @@ export interface LifecycleMemory {
   readonly sessionId: string | null;
   readonly personaId: string | null;
   readonly userId: string | null;
+  /** 1 when it was an original of a consolidation already (restored since, or the consolidation is unsettled). */
+  readonly consolidated: number;
 }
 
 const memoryColumns = `memory_id AS memoryId, json_extract(metadata, '$.importance') AS importance,
@@ -60,6 +62,14 @@ export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecy
     activeMemories(asOf: string): LifecycleMemory[] {
       return prepare(
         `SELECT ${memoryColumns} FROM ${table('documents')}
+         WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.createdAt') <= ? ORDER BY memory_id`,
+      ).all(asOf) as LifecycleMemory[];
+    },
+    /** Like activeMemories, with whether each was merged by a consolidation before (for the consolidation's candidates). */
+    consolidationMemories(asOf: string): LifecycleMemory[] {
+      return prepare(
+        `SELECT ${memoryColumns}, EXISTS (SELECT 1 FROM ${table('lifecycle_consolidations')} c WHERE c.original_id = memory_id) AS consolidated
+         FROM ${table('documents')}
          WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.createdAt') <= ? ORDER BY memory_id`,
       ).all(asOf) as LifecycleMemory[];
     },

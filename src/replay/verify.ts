@@ -41,6 +41,7 @@ export async function verifyProjections(
   log: EventLog,
   runner: ProjectionRunner,
   projections: readonly Projection[],
+  signal?: AbortSignal,
 ): Promise<ProjectionCheck[]> {
   const position = await log.headPosition();
   const failed = (live: (string | null)[], detail: string): ProjectionCheck[] =>
@@ -54,7 +55,7 @@ export async function verifyProjections(
   const live = projections.map((p) => runner.digest(p.name));
   let fresh;
   try {
-    fresh = await projectionsAt(log, projections, position);
+    fresh = await projectionsAt(log, projections, position, signal);
   } catch (error) {
     return failed(live, `replay: ${message(error)}`);
   }

@@ -11,6 +11,8 @@ export interface ConsolidationCandidate {
   readonly sessionId: string | null;
   readonly personaId: string | null;
   readonly userId: string | null;
+  /** Truthy when it was merged by a consolidation before: a restored original stays restored. */
+  readonly consolidated?: number | boolean;
 }
 
 /** Two memories the vector index found alike, with their cosine similarity. */
@@ -28,9 +30,9 @@ export interface ConsolidationGroup {
   readonly importance: number;
 }
 
-/** Active, less important than `maxImportance`, and at least `minAgeDays` old at `nowMs`. */
+/** Active, never merged before, less important than `maxImportance`, and at least `minAgeDays` old at `nowMs`. */
 export function isCandidate(m: ConsolidationCandidate, settings: ConsolidationSettings, nowMs: number): boolean {
-  return m.status === 'active' && m.importance < settings.maxImportance && Date.parse(m.createdAt) <= nowMs - settings.minAgeDays * dayMs;
+  return m.status === 'active' && !m.consolidated && m.importance < settings.maxImportance && Date.parse(m.createdAt) <= nowMs - settings.minAgeDays * dayMs;
 }
 
 // Memories of different scopes never merge: a consolidated memory must not carry one user's words into another's scope.

@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { verifyHashChain } from '../../events/log/verify-chain.js';
+import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';
 
 /**
  * The tables a managed backup keeps: the log, its keys, the store's secrets and meta, and the
@@ -71,6 +72,7 @@ export async function writeManagedBackup(
 ): Promise<BackupManifest> {
   const paths = backupPaths(dir, info.backupId);
   const tmp = `${paths.db}.partial`;
+  mkdirSync(dir, { recursive: true });
   try {
     await db.backup(tmp);
     keepLogOnly(tmp);
@@ -78,8 +80,9 @@ export async function writeManagedBackup(
     const manifest: BackupManifest = {
       format: 'livingmemory-backup', ...info, contents: 'log', bytes: readFileSync(tmp).length, sha256: await sha256File(tmp), chainHeadHash,
     };
-    renameSync(tmp, paths.db);
-    writeFileSync(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+    // The file first, synced and linked into place; the manifest, which makes it a backup, last.
+    commitTemporary(tmp, paths.db, { flag: 'backups.dir' });
+    await writeManifest(paths.manifest, manifest);
     return manifest;
   } catch (error) {
     rmSync(tmp, { force: true });
@@ -101,6 +104,10 @@ export async function checkBackup(path: string, position: bigint): Promise<{ cha
   } finally {
     db.close();
   }
+}
+
+export async function writeManifest(path: string, manifest: BackupManifest): Promise<void> {
+  await writeThrough(path, (tmp) => writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`), { flag: 'backups.dir', force: true });
 }
 
 /** Every manifest in `dir`, newest first; files that are not manifests are ignored. */

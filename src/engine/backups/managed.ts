@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { EventBody } from '../../commands/decider.js';
 import type { EventLog } from '../../events/log/event-log.js';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
@@ -6,7 +6,7 @@ import { streams } from '../../events/streams.js';
 import { createEmbeddingCache } from '../../providers/embeddings/index.js';
 import type { Environment } from '../clock.js';
 import { recordEvent } from '../system-events.js';
-import { backupPaths, BackupError, checkBackup, readManifests, sha256File, writeManagedBackup, type BackupManifest } from './files.js';
+import { backupPaths, BackupError, checkBackup, readManifests, sha256File, writeManagedBackup, writeManifest, type BackupManifest } from './files.js';
 
 export interface ManagedBackupsDeps {
   readonly db: SqliteDatabase;
@@ -102,7 +102,7 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
         copy.close();
       }
       const sha256 = await sha256File(paths.db);
-      writeFileSync(paths.manifest, `${JSON.stringify({ ...m, sha256, bytes: statSync(paths.db).size }, null, 2)}\n`);
+      await writeManifest(paths.manifest, { ...m, sha256, bytes: statSync(paths.db).size });
       await record({ type: 'BackupShredded', schemaVersion: 1, data: { backupId: m.backupId, subject, keysDestroyed, sha256 } });
       shredded += 1;
     }

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { createOutputs } from '../outputs.js';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { createSqliteEventLog, type SqliteEventLog } from '../../events/log/sqlite-event-log.js';
 import { streams } from '../../events/streams.js';
@@ -23,7 +24,15 @@ export interface OpenStoreOptions {
   readonly migrations?: readonly Migration[];
 }
 
-export const backupsDirOf = (config: Config): string => config.backups.dir ?? join(config.dataDir, 'backups');
+/**
+ * Where the managed backups live: `backups.dir`, by default `<dataDir>-backups` beside the data
+ * dir. Never inside it (the guard of every output, ADR 24): a backup must survive losing the data
+ * dir's contents, and nothing in the data dir is anything but the store.
+ */
+export function backupsDirOf(config: Config): string {
+  const dir = config.backups.dir ?? `${resolve(config.dataDir)}-backups`;
+  return createOutputs(config).checkDir(dir, [], { flag: 'backups.dir' });
+}
 
 /**
  * Opens the store file: migrates its schema (after the mandatory backup), opens the log, and
@@ -33,8 +42,8 @@ export const backupsDirOf = (config: Config): string => config.backups.dir ?? jo
 export async function openStore(config: Config, options: OpenStoreOptions): Promise<OpenedStore> {
   const storeFile = join(config.dataDir, config.databaseFile);
   const vectorsDir = join(config.dataDir, 'vectors');
-  const dir = backupsDirOf(config);
   const { env } = options;
+  const dir = backupsDirOf(config);
   const db = openDatabase(storeFile, { synchronous: config.sqlite.synchronous });
   const rawBackup = async (reason: string): Promise<BackupManifest> => {
     const head = (db.prepare('SELECT coalesce(max(global_position), 0) AS n FROM events').get() as { n: number }).n;

@@ -59,7 +59,7 @@ export function createConsolidation(deps: ConsolidationDeps) {
   async function plan(now: Date = deps.env.now()): Promise<ConsolidationPlan> {
     await indexes.catchUp();
     const asOf = now.toISOString();
-    const memories = indexes.lifecycle.activeMemories(asOf);
+    const memories = indexes.lifecycle.consolidationMemories(asOf);
     const nowMs = now.getTime();
     const candidates = memories.filter((m) => isCandidate(m, settings, nowMs));
     const pairs = settings.grouping === 'semantic' ? await neighbourPairs(candidates.map((m) => m.memoryId)) : [];

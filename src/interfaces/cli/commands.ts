@@ -1,5 +1,7 @@
 import type { MemoryEngine } from '../../engine/engine.js';
-import { list, number, position, required, str, type Command, type Handler } from './args.js';
+import { ValidationError } from '../../events/errors.js';
+import { integer, list, number, position, required, str, type Command, type Handler } from './args.js';
+import { opt, subjectOptions } from './options.js';
 import { conversationCommands } from './conversation-commands.js';
 import { backup, erase } from './erase-command.js';
 import { table } from './output.js';
@@ -8,6 +10,7 @@ import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { complianceCommands } from './compliance-commands.js';
 import { lifecycleCommands } from './lifecycle-commands.js';
+import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
@@ -21,6 +24,9 @@ const status: Handler = async (engine, _inv, out) => {
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
       `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
+      ...[...s.vectors.setAside, ...s.graphVectors.setAside].map(
+        (a) => `snapshot set aside: ${a.file} -> ${a.movedTo ?? '(not moved)'} at ${a.at}, rebuilt from the log: ${a.reason}`,
+      ),
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
@@ -70,7 +76,7 @@ const forget: Handler = async (engine, inv, out) => {
 
 const events: Handler = async (engine, inv, out) => {
   const stream = str(inv, 'stream');
-  const tail = number(inv, 'tail') ?? 20;
+  const tail = integer(inv, 'tail', 1) ?? 20;
   const from = position(inv, 'from');
   let found;
   if (stream) found = await engine.log.readStream(stream);
@@ -90,7 +96,10 @@ const events: Handler = async (engine, inv, out) => {
 };
 
 const rebuild: Handler = async (engine, inv, out) => {
-  const result = await engine.runner.rebuild(required(inv, 0, 'projection'), 'requested from the command line');
+  const name = required(inv, 0, 'projection');
+  const known = engine.runner.status().map((p) => p.name);
+  if (!known.includes(name)) throw new ValidationError('projection', `unknown projection ${name}; known: ${known.join(', ')}`);
+  const result = await engine.runner.rebuild(name, 'requested from the command line');
   out.print(result, () => `rebuilt ${result.projection} as generation ${result.generation} up to ${result.position}\ndigest ${result.digest}`);
 };
 
@@ -100,12 +109,16 @@ const start: Handler = async (engine, inv, out) => {
   await engine.maintenance.start();
   // The missed decay ticks (and what follows them) run before the status is printed.
   await engine.lifecycle.scheduler.idle();
-  out.json || out.print(null, () => 'LivingMemory: embedded store open, projections caught up, indexes checked');
+  const { repaired } = engine.maintenance.status();
+  out.json ||
+    out.print(null, () =>
+      ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
+    );
   await status(engine, inv, out);
 };
 
 const search: Handler = async (engine, inv, out) => {
-  const topK = number(inv, 'top-k');
+  const topK = integer(inv, 'top-k', 1);
   const answer = await engine.recall({
     query: required(inv, 0, 'query'),
     scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
@@ -144,21 +157,45 @@ const rebuildGraph: Handler = async (engine, _inv, out) => {
 };
 
 export const commands: Readonly<Record<string, Command>> = {
-  start: { run: start, usage: 'start                      open the store, catch projections up, report' },
-  status: { run: status, usage: 'status                     log head, projections and their checkpoints' },
-  add: { run: add, usage: 'add <text> [--importance N] [--session S] [--persona P] [--user U] [--topic T]...' },
-  forget: { run: forget, usage: 'forget <memory-id> [--reason R]' },
-  events: { run: events, usage: 'events [--stream ID] [--tail N] [--from POSITION]' },
-  rebuild: { run: rebuild, usage: 'rebuild <projection>       replay into a shadow generation and switch' },
-  search: { run: search, usage: 'search <query> [--scope legacy|session|user|global] [--session S] [--user U] [--top-k N] [--explain]' },
-  'rebuild-index': { run: rebuildIndex, usage: 'rebuild-index              re-embed as needed, rebuild FTS and the memory and graph entry vectors' },
-  'rebuild-graph': { run: rebuildGraph, usage: 'rebuild-graph              rebuild the graph, atom and graph entry vector projections' },
-  erase: { run: erase, usage: 'erase --user U|--session S|--persona P --reason R  destroy the subject\'s key; its content reads as erased' },
-  backup: { run: backup, usage: 'backup <path>              copy the store file while it runs' },
-  verify: { run: verify, usage: 'verify [--anchor POSITION:HASH]  check the log\'s hash chain and every projection against a replay' },
+  start: { run: start, summary: 'open the store, catch projections up, check and repair the indexes, report', creates: true },
+  status: { run: status, summary: 'log head, projections and their checkpoints' },
+  add: {
+    run: add,
+    summary: 'write a memory',
+    args: ['<text>'],
+    options: [opt.importance, ...subjectOptions, opt.topic],
+    creates: true,
+  },
+  forget: { run: forget, summary: 'forget a memory (the event stays in the log)', args: ['<memory-id>'], options: [opt.reason] },
+  events: {
+    run: events,
+    summary: 'show the log, or one stream',
+    options: [{ flags: '--stream <id>', description: 'one stream' }, opt.tail, opt.from],
+  },
+  rebuild: { run: rebuild, summary: 'replay a projection into a shadow generation and switch', args: ['<projection>'] },
+  search: {
+    run: search,
+    summary: 'recall memories',
+    args: ['<query>'],
+    options: [opt.scope, ...subjectOptions, opt.topK, opt.explain],
+  },
+  'rebuild-index': { run: rebuildIndex, summary: 're-embed as needed, rebuild FTS and the memory and graph entry vectors' },
+  'rebuild-graph': { run: rebuildGraph, summary: 'rebuild the graph, atom and graph entry vector projections' },
+  erase: {
+    run: erase,
+    summary: "destroy a subject's key: its content reads as erased (ADR 19)",
+    options: [...subjectOptions, opt.reason],
+  },
+  backup: { run: backup, summary: 'copy the store file while it runs (never into the data dir)', args: ['<path>'], options: [opt.force] },
+  verify: {
+    run: verify,
+    summary: "check the log's hash chain and every projection against a replay (exit 3 on a finding)",
+    options: [{ flags: '--anchor <position:hash>', description: 'a head hash from an earlier verify the chain must still contain' }],
+  },
   ...replayCommands,
   ...transferCommands,
   ...conversationCommands,
   ...complianceCommands,
+  ...keysCommands,
   ...lifecycleCommands,
 };

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../events/errors.js';
-import type { Handler, Invocation } from './args.js';
+import type { Command, Handler, Invocation } from './args.js';
+import { opt } from './options.js';
 import { table } from './output.js';
 
 const session = (inv: Invocation): string | undefined => (typeof inv.flags.session === 'string' ? inv.flags.session : undefined);
@@ -39,8 +40,8 @@ const cleanup: Handler = async (engine, inv, out) => {
 };
 
 /** The conversation commands of `lmem`. */
-export const conversationCommands: Readonly<Record<string, { readonly run: Handler; readonly usage: string }>> = {
-  summarize: { run: summarize, usage: 'summarize [n] [--session S]  summarize the backlog now, at most n segments per session' },
-  reset: { run: reset, usage: 'reset --session S [--reason R]  forget a session and the memories summarized from it' },
-  cleanup: { run: cleanup, usage: 'cleanup [preview|exec]     remove injection blocks older modes left in stored messages' },
+export const conversationCommands: Readonly<Record<string, Command>> = {
+  summarize: { run: summarize, summary: 'summarize the backlog now, at most n segments per session', args: ['[n]'], options: [opt.session] },
+  reset: { run: reset, summary: 'forget a session and the memories summarized from it', options: [{ ...opt.session, description: 'the session (required)' }, opt.reason] },
+  cleanup: { run: cleanup, summary: 'list (preview) or remove (exec) injection blocks older modes left in stored messages', args: ['[mode]'] },
 };

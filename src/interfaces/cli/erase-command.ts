@@ -24,10 +24,10 @@ export async function erase(engine: MemoryEngine, inv: Invocation, out: Output):
   );
 }
 
-/** `lmem backup <path>`: an online copy of the store file, recorded as BackupTaken. */
+/** `lmem backup <path> [--force]`: an online copy of the store file, recorded as BackupTaken. */
 export async function backup(engine: MemoryEngine, inv: Invocation, out: Output): Promise<void> {
   const path = inv.positionals[0];
   if (path === undefined || path.length === 0) throw new ValidationError('path', 'is required');
-  const receipt = await engine.backup(path);
+  const receipt = await engine.backup(path, { force: inv.flags.force === true });
   out.print(receipt, () => `backup ${receipt.backupId}: ${receipt.bytes} bytes to ${receipt.path} at position ${receipt.position}, sha256 ${receipt.sha256}`);
 }

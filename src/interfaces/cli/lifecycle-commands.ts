@@ -4,10 +4,10 @@ import { required, str, type Command, type Handler } from './args.js';
 import { table } from './output.js';
 
 /** `--at ISO`: a time with a zone (a position means nothing to a tick). */
-function atFlag(value: string | undefined): Date | undefined {
+function atFlag(value: string | undefined, flag = 'at'): Date | undefined {
   if (value === undefined) return undefined;
-  const pointer = parsePointer(value, 'at');
-  if (!('time' in pointer)) throw new ValidationError('at', `must be an ISO-8601 time with a zone, got "${value}"`);
+  const pointer = parsePointer(value, flag);
+  if (!('time' in pointer)) throw new ValidationError(flag, `must be an ISO-8601 time with a zone, got "${value}"`);
   return pointer.time;
 }
 
@@ -63,11 +63,18 @@ const restoreBackup: Handler = async (engine, inv, out) => {
   );
 };
 
+const at = { flags: '--at <time>', description: 'as of this ISO-8601 time with a zone (default: now)', value: (flag: string, raw: string) => atFlag(raw, flag) };
+
 /** The lifecycle's commands (ADR 29). */
 export const lifecycleCommands: Readonly<Record<string, Command>> = {
-  tick: { run: tick, usage: 'tick [--at ISO]            run the decay tick now, or as of a time' },
-  consolidate: { run: consolidate, usage: 'consolidate [preview|exec] [--at ISO]  group and merge old, unimportant memories' },
-  restore: { run: restore, usage: 'restore <memory-id>        bring back an archived memory' },
-  backups: { run: backups, usage: 'backups                    list the managed backups' },
-  'restore-backup': { run: restoreBackup, usage: 'restore-backup <id>        put a managed backup in the store\'s place (the store is backed up first)' },
+  tick: { run: tick, summary: 'run the decay tick now, or as of a time (idempotent by date)', options: [at] },
+  consolidate: {
+    run: consolidate,
+    summary: 'group old, unimportant memories and merge each group into one (preview writes nothing)',
+    args: ['[mode]'],
+    options: [at],
+  },
+  restore: { run: restore, summary: 'bring back an archived memory', args: ['<memory-id>'] },
+  backups: { run: backups, summary: 'list the managed backups' },
+  'restore-backup': { run: restoreBackup, summary: "put a managed backup in the store's place (the store is backed up first)", args: ['<backup-id>'] },
 };

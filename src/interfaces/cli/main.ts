@@ -1,82 +1,65 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import { ConcurrencyError, CorruptEventError, ValidationError } from '../../events/errors.js';
 import { DomainError } from '../../commands/errors.js';
 import { ConfigError, loadConfig } from '../../engine/config.js';
 import { createMemoryEngine } from '../../engine/engine.js';
 import { commands } from './commands.js';
+import { checkDataDir } from './data-dir.js';
+import { exitCodes } from './exit-codes.js';
 import { createOutput, toJson } from './output.js';
+import { parseCommandLine, UsageError } from './program.js';
 
-const options = {
-  'data-dir': { type: 'string' },
-  config: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-  importance: { type: 'string' },
-  session: { type: 'string' },
-  persona: { type: 'string' },
-  user: { type: 'string' },
-  topic: { type: 'string', multiple: true },
-  reason: { type: 'string' },
-  stream: { type: 'string' },
-  tail: { type: 'string' },
-  from: { type: 'string' },
-  scope: { type: 'string' },
-  'top-k': { type: 'string' },
-  explain: { type: 'boolean', default: false },
-  anchor: { type: 'string' },
-  at: { type: 'string' },
-  format: { type: 'string' },
-  out: { type: 'string' },
-  preview: { type: 'boolean', default: false },
-  rollback: { type: 'string' },
-  to: { type: 'string' },
-  'to-position': { type: 'string' },
-  all: { type: 'boolean', default: false },
-  verify: { type: 'string' },
-} as const;
+interface Described {
+  readonly code: number;
+  readonly kind: string;
+  readonly field?: string;
+  readonly message: string;
+}
 
-const usage = (): string =>
-  ['usage: lmem <command> [--data-dir DIR] [--config FILE] [--json]', '', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
-
-/** Errors the user can act on get one clear line (and exit 2 for bad input); anything else is a bug. */
-function describeError(error: unknown): { code: number; kind: string; message: string } {
-  if (error instanceof ValidationError || error instanceof ConfigError) return { code: 2, kind: error.name, message: error.message };
-  if (error instanceof DomainError) return { code: 2, kind: error.code, message: error.message };
-  if (error instanceof ConcurrencyError || error instanceof CorruptEventError) return { code: 1, kind: error.name, message: error.message };
+/** Errors the user can act on get one clear line and exit 2; anything else exits 1, still in one line. */
+function describeError(error: unknown): Described {
+  if (error instanceof ValidationError || error instanceof UsageError) {
+    return { code: exitCodes.badInput, kind: error.name, field: error.field, message: error.message };
+  }
+  if (error instanceof ConfigError) return { code: exitCodes.badInput, kind: error.name, field: error.key, message: error.message };
+  if (error instanceof DomainError) return { code: exitCodes.badInput, kind: error.code, message: error.message };
+  if (error instanceof ConcurrencyError || error instanceof CorruptEventError) return { code: exitCodes.failed, kind: error.name, message: error.message };
   const message = error instanceof Error ? error.message : String(error);
-  return { code: 1, kind: 'Error', message };
+  return { code: exitCodes.failed, kind: 'Error', message: message.split('\n')[0] ?? message };
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   let json = argv.includes('--json');
   try {
-    const { values, positionals } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
-    json = values.json;
-    const [name = 'status', ...rest] = positionals;
-    if (values.help) {
-      process.stdout.write(`${usage()}\n`);
-      return 0;
+    const line = parseCommandLine(argv, commands);
+    if (line.kind === 'help') {
+      process.stdout.write(json ? `${toJson({ help: line.text })}\n` : line.text);
+      return exitCodes.ok;
     }
-    const command = commands[name];
-    if (!command) throw new ValidationError('command', `unknown command "${name}"\n${usage()}`);
+    json = line.flags.json === true;
+    // A few modes need no store, and must not open one (verifying someone else's export).
+    const bare = line.command.bare?.({ positionals: line.positionals, flags: line.flags }, createOutput(json));
+    if (bare) return (await bare) ?? exitCodes.ok;
+    const dataDir = line.flags['data-dir'];
     const config = loadConfig({
-      file: values.config,
+      file: typeof line.flags.config === 'string' ? line.flags.config : undefined,
       env: process.env,
-      overrides: values['data-dir'] ? { dataDir: values['data-dir'] } : {},
+      overrides: typeof dataDir === 'string' ? { dataDir } : {},
     });
+    checkDataDir(config.dataDir, config.databaseFile, line.command.creates === true);
     // Only `start` runs the background consistency check: other commands are short-lived.
     // Only `start` runs the lifecycle scheduler too (missed ticks, then daily): `tick` runs one on demand.
-    const engine = await createMemoryEngine(config, { maintenance: false, scheduler: name === 'start' });
+    const engine = await createMemoryEngine(config, { maintenance: false, scheduler: line.name === 'start' });
     try {
-      return (await command.run(engine, { positionals: rest, flags: values }, createOutput(json))) ?? 0;
+      const inv = { positionals: line.positionals, flags: line.flags, config };
+      return (await line.command.run(engine, inv, createOutput(json))) ?? exitCodes.ok;
     } finally {
       await engine.close();
     }
   } catch (error) {
-    const { code, kind, message } = describeError(error);
-    if (json) process.stdout.write(`${toJson({ error: { kind, message } })}\n`);
-    else process.stderr.write(`lmem: ${message}\n`);
+    const { code, ...described } = describeError(error);
+    if (json) process.stdout.write(`${toJson({ error: described })}\n`);
+    else process.stderr.write(`lmem: ${described.message}\n`);
     return code;
   }
 }

@@ -1,6 +1,7 @@
 import { ValidationError } from '../../events/errors.js';
 import type { MemoryDiff } from '../../replay/diff.js';
-import { number, required, str, type Command, type Handler } from './args.js';
+import { integer, required, str, type Command, type Handler } from './args.js';
+import { opt, subjectOptions } from './options.js';
 import { table } from './output.js';
 
 const history: Handler = async (engine, inv, out) => {
@@ -21,7 +22,7 @@ const history: Handler = async (engine, inv, out) => {
 const recallAt: Handler = async (engine, inv, out) => {
   const at = str(inv, 'at');
   if (at === undefined) throw new ValidationError('at', 'is required: a log position or an ISO-8601 time');
-  const topK = number(inv, 'top-k');
+  const topK = integer(inv, 'top-k', 1);
   const past = await engine.at(at);
   try {
     const answer = await past.recall({
@@ -63,7 +64,12 @@ const diff: Handler = async (engine, inv, out) => {
 
 /** Audit and time travel: registered beside the other commands. */
 export const replayCommands: Readonly<Record<string, Command>> = {
-  history: { run: history, usage: 'history <memory-id|atom-id>  every event that touched it, with actor, correlation, causation' },
-  recall: { run: recallAt, usage: 'recall --at <position|ISO time> <query> [--scope ...] [--session S] [--user U] [--top-k N]  recall as it ran then' },
-  diff: { run: diff, usage: 'diff <from> <to>           memories added, changed, archived, forgotten between two positions or times' },
+  history: { run: history, summary: 'every event that touched a memory or atom, with actor, correlation, causation', args: ['<id>'] },
+  recall: {
+    run: recallAt,
+    summary: 'recall on the store as it was at a past position or time (read-only)',
+    args: ['<query>'],
+    options: [{ flags: '--at <position|time>', description: 'a log position or an ISO-8601 time (required)' }, opt.scope, ...subjectOptions, opt.topK, opt.explain],
+  },
+  diff: { run: diff, summary: 'memories added, changed, archived, forgotten between two positions or times', args: ['<from>', '<to>'] },
 };

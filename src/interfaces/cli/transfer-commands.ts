@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
 import { checkImportSize } from '../../replay/transfer/parse.js';
-import { required, str, type Command, type Handler } from './args.js';
+import { oneOf, required, str, type Command, type Handler } from './args.js';
+import { opt } from './options.js';
 
 const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
   if (value === undefined || value === 'json' || value === 'csv') return value;
@@ -18,6 +19,7 @@ const importFile: Handler = async (engine, inv, out) => {
   }
   const file = required(inv, 0, 'file');
   if (!existsSync(file)) throw new ValidationError('file', `${file} does not exist`);
+  if (!statSync(file).isFile()) throw new ValidationError('file', `${file} is not a file`);
   // The size limit is checked on the file itself, before a byte of it is read.
   checkImportSize(statSync(file).size);
   const format = formatFlag(str(inv, 'format'));
@@ -41,18 +43,29 @@ const exportFile: Handler = async (engine, inv, out) => {
   const format = formatFlag(str(inv, 'format')) ?? 'json';
   const session = str(inv, 'session');
   const user = str(inv, 'user');
-  const content = engine.exportMemories({ format, ...(session ? { sessionId: session } : {}), ...(user ? { userId: user } : {}) });
+  const options = { format, ...(session ? { sessionId: session } : {}), ...(user ? { userId: user } : {}) };
   const target = str(inv, 'out');
   if (target === undefined) {
-    process.stdout.write(content);
+    const content = engine.exportMemories(options);
+    // --json keeps its promise of one object; otherwise the export itself is the output.
+    if (out.json) out.print({ format, bytes: Buffer.byteLength(content), content }, () => content);
+    else process.stdout.write(content);
     return;
   }
-  writeFileSync(target, content);
-  out.print({ file: target, format, bytes: Buffer.byteLength(content) }, () => `exported to ${target} (${format}, ${Buffer.byteLength(content)} bytes)`);
+  const written = await engine.exportMemoriesToFile(target, { ...options, force: inv.flags.force === true });
+  out.print({ file: written.path, format, bytes: written.bytes }, () => `exported to ${written.path} (${format}, ${written.bytes} bytes)`);
 };
+
+const format = { flags: '--format <format>', description: 'json or csv', value: oneOf('json', 'csv') };
 
 /** Import and export of memories: registered beside the other commands. */
 export const transferCommands: Readonly<Record<string, Command>> = {
-  import: { run: importFile, usage: 'import <file> [--preview] [--format json|csv] | import --rollback <import-id>  import memories, all or nothing' },
-  export: { run: exportFile, usage: 'export [--format json|csv] [--out FILE] [--session S] [--user U]  export live memories' },
+  import: {
+    run: importFile,
+    summary: 'import memories from a JSON or CSV file, all or nothing; or take an import back with --rollback',
+    args: ['[file]'],
+    options: [opt.preview, format, { flags: '--rollback <import-id>', description: 'forget what an import wrote' }],
+    creates: true,
+  },
+  export: { run: exportFile, summary: 'export live memories', options: [format, opt.out, opt.force, opt.session, opt.user] },
 };

@@ -3,10 +3,9 @@ import { verifyStore, type StoreVerification } from '../../replay/verify.js';
 import type { MemoryEngine } from '../../engine/engine.js';
 import { engineProjections } from '../../engine/indexes.js';
 import type { Invocation } from './args.js';
+import { verifyFailedExitCode } from './exit-codes.js';
 import { table, type Output } from './output.js';
 
-/** The exit code of `lmem verify` when the chain is broken or a projection differs from its replay. */
-export const verifyFailedExitCode = 3;
 
 /** `--anchor POSITION:HASH`: a head hash exported by an earlier verify, which the chain must still contain. */
 function anchorOf(inv: Invocation): { position: bigint; hash: string } | undefined {

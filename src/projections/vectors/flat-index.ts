@@ -12,11 +12,33 @@ export interface VectorHit {
   readonly score: number;
 }
 
+/*
+ * IndexFlatIP's serialisation in faiss 1.7.3: fourcc "IxFI", d (i32), ntotal (i64), two i64 fields,
+ * is_trained (u8), metric (i32), then the vectors as a float vector (u64 count, the floats).
+ */
+const flatHeaderBytes = 45;
+
+/**
+ * Refuses bytes faiss would misread before faiss reads them: a wrong count could make it allocate
+ * without bound (an abort, not an exception), so a damaged snapshot must never reach it.
+ */
+function checkFlatBytes(buffer: Buffer, dimension: number, count: number): void {
+  const floats = count * dimension;
+  const problem =
+    buffer.length !== flatHeaderBytes + floats * 4 ? `${buffer.length} bytes, expected ${flatHeaderBytes + floats * 4}`
+    : buffer.subarray(0, 4).toString('latin1') !== 'IxFI' ? 'not an inner-product flat index'
+    : buffer.readInt32LE(4) !== dimension ? `dimension ${buffer.readInt32LE(4)}, expected ${dimension}`
+    : buffer.readBigInt64LE(8) !== BigInt(count) || buffer.readBigUInt64LE(37) !== BigInt(floats) ? `holds another count of vectors than its ${count} ids`
+    : null;
+  if (problem) throw new Error(`vector snapshot index: ${problem}`);
+}
+
 /**
  * An exact inner-product FAISS index plus the position -> id map it lacks: faiss-node has no
  * add_with_ids, and IndexFlat's removeIds compacts positions, so the map is compacted the same way.
  */
 export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; ids: readonly string[] }) {
+  if (restored) checkFlatBytes(restored.buffer, dimension, restored.ids.length);
   const index: FaissIndex = restored ? IndexFlatIP.fromBuffer(restored.buffer) : new IndexFlatIP(dimension);
   let ids: string[] = restored ? [...restored.ids] : [];
   let positions = new Map(ids.map((id, i) => [id, i]));

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
 
 export interface SnapshotHeader {
   readonly generation: number;
@@ -17,29 +20,126 @@ export interface Snapshot {
   readonly index: Buffer;
 }
 
+/** A snapshot file that cannot be trusted: truncated, changed, or not a snapshot at all. */
+export class SnapshotDamagedError extends Error {
+  override readonly name = 'SnapshotDamagedError';
+}
+
+/*
+ * Format 2 (ADR 24): magic, header length (u32 LE), index length (u64 LE), sha256 of the magic,
+ * both lengths, the header and the index; then the JSON header and the FAISS bytes. The lengths
+ * tell truncation from a changed byte; the digest covers every byte but its own.
+ */
+const magic = Buffer.from('LMSNAP2\n', 'latin1');
+const prefixBytes = magic.length + 4 + 8;
+const digestBytes = 32;
+
+const pair = z.tuple([z.string(), z.string()]);
+const headerSchema = z.object({
+  generation: z.number().int().positive(),
+  checkpoint: z.string().regex(/^\d+$/),
+  fingerprint: z.string(),
+  dimension: z.number().int().min(0),
+  ids: z.array(z.string()),
+  pending: z.array(pair),
+  owners: z.array(pair).optional(),
+});
+
+const digestOf = (parts: readonly Buffer[]): Buffer => {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return hash.digest();
+};
+
 /** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
 export function writeSnapshot(path: string, snapshot: Snapshot): void {
-  const header = Buffer.from(JSON.stringify({ format: 1, ...snapshot.header }), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(header.length);
+  const header = Buffer.from(JSON.stringify(snapshot.header), 'utf8');
+  const prefix = Buffer.alloc(prefixBytes);
+  magic.copy(prefix);
+  prefix.writeUInt32LE(header.length, magic.length);
+  prefix.writeBigUInt64LE(BigInt(snapshot.index.length), magic.length + 4);
+  const digest = digestOf([prefix, header, snapshot.index]);
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
-    for (const part of [length, header, snapshot.index]) writeSync(fd, part);
+    for (const part of [prefix, digest, header, snapshot.index]) writeSync(fd, part);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, path);
+  // The rename itself is durable only once the folder is synced.
+  const dir = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }
 
-export function readSnapshot(path: string): Snapshot | undefined {
-  if (!existsSync(path)) return undefined;
-  const bytes = readFileSync(path);
+const parseHeader = (bytes: Buffer, generation: number | undefined): SnapshotHeader => {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new SnapshotDamagedError(`header is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = headerSchema.safeParse(json);
+  if (!parsed.success) throw new SnapshotDamagedError(`header is not a snapshot header: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (generation !== undefined && parsed.data.generation !== generation) {
+    throw new SnapshotDamagedError(`holds generation ${parsed.data.generation}, not ${generation}`);
+  }
+  return parsed.data;
+};
+
+function readChecked(bytes: Buffer, generation: number | undefined): Snapshot {
+  if (bytes.length < prefixBytes + digestBytes) throw new SnapshotDamagedError(`truncated: ${bytes.length} bytes`);
+  const headerLength = bytes.readUInt32LE(magic.length);
+  const indexLength = bytes.readBigUInt64LE(magic.length + 4);
+  const expected = BigInt(prefixBytes + digestBytes + headerLength) + indexLength;
+  if (BigInt(bytes.length) !== expected) throw new SnapshotDamagedError(`${bytes.length} bytes, its lengths say ${expected}: truncated or extended`);
+  const start = prefixBytes + digestBytes;
+  const header = bytes.subarray(start, start + headerLength);
+  const index = bytes.subarray(start + headerLength);
+  const digest = digestOf([bytes.subarray(0, prefixBytes), header, index]);
+  if (!digest.equals(bytes.subarray(prefixBytes, start))) throw new SnapshotDamagedError('checksum mismatch: a byte changed');
+  return { header: parseHeader(header, generation), index: Buffer.from(index) };
+}
+
+/** Format 1 (before checksums): a u32 header length and a JSON header with `format: 1`, then the FAISS bytes. */
+function readLegacy(bytes: Buffer, generation: number | undefined): Snapshot {
+  if (bytes.length < 4) throw new SnapshotDamagedError(`truncated: ${bytes.length} bytes`);
   const length = bytes.readUInt32LE(0);
-  const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as SnapshotHeader & { format: number };
-  if (header.format !== 1) throw new Error(`vector snapshot ${path} has unknown format ${header.format}`);
-  return { header, index: Buffer.from(bytes.subarray(4 + length)) };
+  if (4 + length > bytes.length) {
+    throw new SnapshotDamagedError(`truncated or not a snapshot: its first bytes announce a ${length}-byte header, the file has ${bytes.length} bytes`);
+  }
+  const raw = bytes.subarray(4, 4 + length);
+  const format = (() => {
+    try {
+      return (JSON.parse(raw.toString('utf8')) as { format?: unknown }).format;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (format !== 1) throw new SnapshotDamagedError('neither a checksummed snapshot nor a format 1 one');
+  return { header: parseHeader(raw, generation), index: Buffer.from(bytes.subarray(4 + length)) };
+}
+
+/**
+ * The snapshot at `path`, or undefined when there is none. Throws SnapshotDamagedError when the
+ * file is unreadable, truncated, changed, or of another generation than the one asked for; an old
+ * format 1 file (no checksum) is read as it was written.
+ */
+export function readSnapshot(path: string, generation?: number): Snapshot | undefined {
+  if (!existsSync(path)) return undefined;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new SnapshotDamagedError(`unreadable: ${(error as Error).message}`);
+  }
+  const checked = bytes.length >= magic.length && bytes.subarray(0, magic.length).equals(magic);
+  return checked ? readChecked(bytes, generation) : readLegacy(bytes, generation);
 }
 
 export function removeSnapshot(path: string): void {

@@ -7,6 +7,7 @@ import { memoryVectorFeed, type VectorFeed } from './feed.js';
 import { applyVectorPage, emptyGeneration, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
+import { createSetAsideLog } from './set-aside.js';
 import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
 import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
 
@@ -22,6 +23,8 @@ export interface VectorStoreOptions {
   readonly flushDelayMs?: number;
   /** The log's head read synchronously, when the log lives in `db`. */
   readonly lockedHead?: () => bigint;
+  /** When a damaged snapshot is set aside (the only clock this store reads). */
+  readonly now?: () => Date;
 }
 
 /**
@@ -40,19 +43,28 @@ export function createVectorStore(options: VectorStoreOptions) {
   const lock = createReadWriteLock();
   const fileOf = (generation: number): string => join(options.dir, `${projectionName}-g${generation}.snap`);
 
-  const load = (gen: Generation): VectorGeneration => {
-    const snapshot = readSnapshot(fileOf(gen.generation));
-    if (!snapshot) return emptyGeneration(gen.generation, source);
-    return restoreGeneration(snapshot);
+  const setAsides = createSetAsideLog(db, options.now ?? (() => new Date()));
+
+  /**
+   * The generation's snapshot, or an empty generation when there is none or it cannot be trusted:
+   * a damaged file is set aside and the generation replays the log from the start (ADR 24).
+   */
+  const restore = (generation: number): { gen: VectorGeneration; fingerprint: string | null } => {
+    const file = fileOf(generation);
+    try {
+      const snapshot = readSnapshot(file, generation);
+      if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint };
+    } catch (error) {
+      setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
+    }
+    return { gen: emptyGeneration(generation, source), fingerprint: null };
   };
+  const load = (gen: Generation): VectorGeneration => restore(gen.generation).gen;
   const openLive = (): { gen: VectorGeneration; fingerprint: string | null } => {
     const row =
       generations.live(projectionName) ??
       db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
-    const snapshot = readSnapshot(fileOf(row.generation));
-    return snapshot
-      ? { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint }
-      : { gen: emptyGeneration(row.generation, source), fingerprint: null };
+    return restore(row.generation);
   };
   const opened = openLive();
   let live = opened.gen;
@@ -118,6 +130,8 @@ export function createVectorStore(options: VectorStoreOptions) {
         size: live.index.size(),
         pending: live.pending.size,
         building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
+        /** Damaged snapshots set aside and rebuilt from the log, newest first. */
+        setAside: setAsides.latest(projectionName),
       };
     },
     flush: async (): Promise<void> => {

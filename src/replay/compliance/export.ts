@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ValidationError } from '../../events/errors.js';
+import type { KeyObject } from 'node:crypto';
 import type { EventLog } from '../../events/log/event-log.js';
 import type { ChainReport } from '../../events/log/verify-chain.js';
 import { csvRow } from '../transfer/csv.js';
+import { writeThrough } from '../output/atomic.js';
 import { openHashedFile, type ExportFile, type HashedFile } from './files.js';
 import { csvColumns, csvRowOf, recordsOf, recordTypes, type ComplianceRecord, type RecordType } from './records.js';
+import { signatureName, signatureText, signingOf, type ManifestSigning } from './signature.js';
 import { createSubjectFilter, type ComplianceSubject } from './subject.js';
 
 export type ExportFormat = 'jsonl' | 'csv' | 'both';
@@ -13,37 +15,55 @@ export type ExportFormat = 'jsonl' | 'csv' | 'both';
 /** `manifest.json`: what the export holds and how to check it was not changed since. */
 export interface ComplianceManifest {
   readonly format: 'livingmemory-compliance-export';
-  readonly version: 1;
+  /** 2: signed (ADR 24); version 1 manifests had no signature. */
+  readonly version: 2;
   readonly subject: ComplianceSubject;
   readonly exportedAt: string;
   /** The log as read: up to `position`; the hash chain's head link when the export was made (ADR 16). */
   readonly log: { readonly position: string; readonly chainOk: boolean; readonly chainHeadPosition: string; readonly chainHeadHash: string };
   readonly counts: Readonly<Record<RecordType, number>>;
   readonly files: readonly ExportFile[];
+  /** The key whose signature of this file's exact bytes is in `manifest.sig`. */
+  readonly signing: ManifestSigning;
+}
+
+/** Signs the manifest's bytes with the store's key. */
+export interface ManifestSigner {
+  readonly publicKey: KeyObject;
+  sign(bytes: Buffer): Buffer;
 }
 
 export interface ComplianceExportDeps {
   readonly log: EventLog & { verifyChain(): Promise<ChainReport> };
   readonly now: () => Date;
+  readonly signer: ManifestSigner;
   readonly pageSize?: number;
 }
 
 export const manifestName = 'manifest.json';
 export const fileNames = { jsonl: 'records.jsonl', csv: 'records.csv' } as const;
+/** Every file an export may hold: what a target directory is checked for before writing. */
+export const exportFileNames: readonly string[] = [manifestName, signatureName, fileNames.jsonl, fileNames.csv];
 
 /**
  * Writes every record of the subject, read from the log in pages (forgotten and rolled-back items
- * included, as the log has them), as JSONL and/or CSV, then the manifest with counts and digests.
- * The directory is created; existing export files are never overwritten.
+ * included, as the log has them), as JSONL and/or CSV, then the manifest with counts and digests,
+ * signed. Every file goes through a temporary name and a rename; `out.dir` is already checked
+ * (`checkOutputDir`) and is created here. With `force`, files of an earlier export are replaced,
+ * and those this one does not write are removed.
  */
-export async function exportSubject(deps: ComplianceExportDeps, subject: ComplianceSubject, out: { dir: string; format?: ExportFormat }): Promise<ComplianceManifest> {
+export async function exportSubject(
+  deps: ComplianceExportDeps,
+  subject: ComplianceSubject,
+  out: { dir: string; format?: ExportFormat; force?: boolean },
+): Promise<ComplianceManifest> {
   const format = out.format ?? 'both';
+  const force = out.force === true;
   mkdirSync(out.dir, { recursive: true });
-  if (existsSync(join(out.dir, manifestName))) throw new ValidationError('out', `${out.dir} already holds an export`);
   const chain = await deps.log.verifyChain();
   const to = chain.ok ? chain.headPosition : await deps.log.headPosition();
-  const jsonl = format === 'csv' ? null : await openHashedFile(out.dir, fileNames.jsonl);
-  const csv = format === 'jsonl' ? null : await openHashedFile(out.dir, fileNames.csv);
+  const jsonl = format === 'csv' ? null : await openHashedFile(out.dir, fileNames.jsonl, force);
+  const csv = format === 'jsonl' ? null : await openHashedFile(out.dir, fileNames.csv, force);
   const open = [jsonl, csv].filter((f): f is HashedFile => f !== null);
   const counts = Object.fromEntries(recordTypes.map((t) => [t, 0])) as Record<RecordType, number>;
   try {
@@ -66,13 +86,20 @@ export async function exportSubject(deps: ComplianceExportDeps, subject: Complia
   const files = await Promise.all(open.map((f) => f.close()));
   const manifest: ComplianceManifest = {
     format: 'livingmemory-compliance-export',
-    version: 1,
+    version: 2,
     subject,
     exportedAt: deps.now().toISOString(),
     log: { position: to.toString(), chainOk: chain.ok, chainHeadPosition: chain.headPosition.toString(), chainHeadHash: chain.headHash },
     counts,
     files,
+    signing: signingOf(deps.signer.publicKey),
   };
-  writeFileSync(join(out.dir, manifestName), `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
+  // What is signed is the manifest file's exact bytes: nothing to canonicalise, any edit shows.
+  const bytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
+  const request = { flag: 'out', force };
+  await writeThrough(join(out.dir, manifestName), (tmp) => writeFileSync(tmp, bytes), request);
+  await writeThrough(join(out.dir, signatureName), (tmp) => writeFileSync(tmp, signatureText(deps.signer.sign(bytes))), request);
+  const written = new Set([manifestName, signatureName, ...files.map((f) => f.name)]);
+  if (force) for (const stale of exportFileNames.filter((n) => !written.has(n))) rmSync(join(out.dir, stale), { force: true });
   return manifest;
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ValidationError } from '../../events/errors.js';
+import { commitTemporary, temporaryBeside } from '../output/atomic.js';
 
 /** What the manifest says of one written file. */
 export interface ExportFile {
@@ -12,12 +13,15 @@ export interface ExportFile {
   readonly records: number;
 }
 
-/** A file written a page at a time, hashed as it is written, so an export never holds the log in memory. */
-export async function openHashedFile(dir: string, name: string) {
-  const handle: FileHandle = await open(join(dir, name), 'wx').catch((error: unknown) => {
-    if ((error as { code?: string }).code === 'EEXIST') throw new ValidationError('out', `${dir} already holds ${name}`);
-    throw error;
-  });
+/**
+ * A file written a page at a time, hashed as it is written, so an export never holds the log in
+ * memory. It is written under a temporary name in the same directory and moved into place, synced,
+ * only by `close`; `abort` leaves nothing.
+ */
+export async function openHashedFile(dir: string, name: string, force: boolean) {
+  const path = join(dir, name);
+  const tmp = temporaryBeside(path);
+  const handle: FileHandle = await open(tmp, 'wx');
   const hash = createHash('sha256');
   let bytes = 0;
   let records = 0;
@@ -32,9 +36,17 @@ export async function openHashedFile(dir: string, name: string) {
     },
     async close(): Promise<ExportFile> {
       await handle.close();
+      try {
+        commitTemporary(tmp, path, { flag: 'out', force });
+      } finally {
+        rmSync(tmp, { force: true });
+      }
       return { name, bytes, sha256: hash.digest('hex'), records };
     },
-    abort: () => handle.close(),
+    async abort(): Promise<void> {
+      await handle.close();
+      rmSync(tmp, { force: true });
+    },
   };
 }
 

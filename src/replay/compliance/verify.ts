@@ -1,17 +1,38 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ValidationError } from '../../events/errors.js';
 import { parseCsv } from '../transfer/csv.js';
 import { fileNames, manifestName, type ComplianceManifest } from './export.js';
 import { csvColumns, type RecordType } from './records.js';
+import { signatureName } from './signature.js';
+import { checkSignature, type SignatureCheck, type TrustedKey } from './verify-signature.js';
+
+export type { SignatureTrust, TrustedKey } from './verify-signature.js';
+
+/** Whether the manifest's chain head is a link of the store's log; null detail when not checked. */
+export interface ChainHeadCheck {
+  readonly checked: boolean;
+  readonly ok: boolean;
+  readonly detail: string;
+}
 
 export interface ExportVerification {
   readonly ok: boolean;
-  readonly manifest: ComplianceManifest;
+  /** null when manifest.json is not a manifest at all. */
+  readonly manifest: ComplianceManifest | null;
   /** One line per mismatch: the file and what differs. */
   readonly problems: string[];
+  readonly signature: SignatureCheck;
+  readonly chainHead: ChainHeadCheck;
+}
+
+export interface VerifyExportOptions {
+  /** The keys the signature must be by; none: the manifest's own key, which proves nothing against a forger. */
+  readonly trusted?: readonly TrustedKey[];
+  /** With a store: null when `position:hash` is a link of its log, otherwise why not. */
+  readonly chainHead?: (position: bigint, hash: string) => Promise<string | null>;
 }
 
 async function sha256Of(path: string): Promise<{ sha256: string; bytes: number }> {
@@ -41,15 +62,20 @@ async function jsonlCounts(path: string): Promise<{ counts: Map<string, number>;
   return { counts, lines, bad };
 }
 
-/**
- * Checks an export directory against its manifest: each file's sha256 and size, its record count,
- * the JSONL counts per record type, and that the CSV parses with the expected header.
- */
-export async function verifyComplianceExport(dir: string): Promise<ExportVerification> {
-  const path = join(dir, manifestName);
-  if (!existsSync(path)) throw new ValidationError('dir', `${dir} holds no ${manifestName}`);
-  const manifest = JSON.parse(readFileSync(path, 'utf8')) as ComplianceManifest;
-  const problems: string[] = [];
+const parseManifest = (bytes: Buffer, problems: string[]): ComplianceManifest | null => {
+  try {
+    const parsed = JSON.parse(bytes.toString('utf8')) as ComplianceManifest;
+    if (parsed?.format === 'livingmemory-compliance-export' && Array.isArray(parsed.files)) return parsed;
+  } catch {
+    // Reported below.
+  }
+  problems.push(`${manifestName}: not a compliance export manifest`);
+  return null;
+};
+
+async function checkFiles(dir: string, manifest: ComplianceManifest, problems: string[]): Promise<void> {
+  const listed = new Set([manifestName, signatureName, ...manifest.files.map((f) => f.name)]);
+  for (const name of readdirSync(dir).filter((n) => !listed.has(n)).sort()) problems.push(`${name}: not in the manifest`);
   for (const file of manifest.files) {
     const filePath = join(dir, file.name);
     if (!existsSync(filePath)) {
@@ -70,7 +96,36 @@ export async function verifyComplianceExport(dir: string): Promise<ExportVerific
       problems.push(...checkCsv(readFileSync(filePath, 'utf8'), file.records, manifest.counts));
     }
   }
-  return { ok: problems.length === 0, manifest, problems };
+}
+
+async function checkChainHead(manifest: ComplianceManifest | null, options: VerifyExportOptions, problems: string[]): Promise<ChainHeadCheck> {
+  if (!options.chainHead) return { checked: false, ok: false, detail: 'no store given (--data-dir): the chain head was not checked against a log' };
+  const head = manifest?.log;
+  if (!head || !/^\d+$/.test(String(head.chainHeadPosition)) || !/^[0-9a-f]{64}$/.test(String(head.chainHeadHash))) {
+    problems.push(`${manifestName}: no chain head to check`);
+    return { checked: true, ok: false, detail: 'the manifest names no chain head' };
+  }
+  const link = `${head.chainHeadPosition}:${head.chainHeadHash}`;
+  const why = await options.chainHead(BigInt(head.chainHeadPosition), head.chainHeadHash);
+  if (why) problems.push(`${manifestName}: chain head ${link} is not in this store's log: ${why}`);
+  return { checked: true, ok: why === null, detail: why ?? `chain head ${link} is a link of this store's log` };
+}
+
+/**
+ * Checks an export directory: the manifest's signature (ADR 24), each file's sha256 and size, its
+ * record count, the JSONL counts per record type, that the CSV parses with the expected header,
+ * that no file beside them was added, and, with a store, the chain head against its log.
+ */
+export async function verifyComplianceExport(dir: string, options: VerifyExportOptions = {}): Promise<ExportVerification> {
+  const path = join(dir, manifestName);
+  if (!existsSync(path)) throw new ValidationError('verify', `${dir} holds no ${manifestName}`);
+  const problems: string[] = [];
+  const bytes = readFileSync(path);
+  const manifest = parseManifest(bytes, problems);
+  const signature = checkSignature(dir, bytes, manifest?.signing, options.trusted ?? [], problems);
+  if (manifest) await checkFiles(dir, manifest, problems);
+  const chainHead = await checkChainHead(manifest, options, problems);
+  return { ok: problems.length === 0 && signature.valid, manifest, problems, signature, chainHead };
 }
 
 function checkCsv(text: string, records: number, counts: Readonly<Record<RecordType, number>>): string[] {
