@@ -76,9 +76,11 @@ async function play(engine: MemoryEngine, env: ReturnType<typeof manualEnvironme
       env.advance(s.n * dayMs);
       await engine.lifecycle.catchUp();
     } else if (s.kind === 'recall') {
+      // The atoms as they were when the recall ran: its own access may wake or reinforce them right after.
+      const before = await engine.log.headPosition();
       const answer = await engine.recall({ query: texts[s.text] ?? 'tea', scope: { mode: 'global' } });
       await engine.flushAccess();
-      const model = modelOf(await engine.log.readAll({ limit: 1_000_000 }));
+      const model = modelOf(await engine.log.readAll({ to: before, limit: 1_000_000 }));
       const now = env.ms;
       for (const memory of answer.memories) {
         for (const fact of memory.facts) {
