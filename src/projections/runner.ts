@@ -1,4 +1,6 @@
-import { auditTime, type Subscription } from 'rxjs';
+// Deep imports: the package root loads every operator (about 100 ms of every CLI start).
+import { auditTime } from 'rxjs/internal/operators/auditTime';
+import type { Subscription } from 'rxjs';
 import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createGenerationWriter, type GenerationWriter } from './apply.js';

@@ -14,6 +14,19 @@ export function createHistoryQueries(db: SqliteDatabase, table: () => string) {
       }
       return undefined;
     },
+    /**
+     * The ids of memories (or atoms) that start with `prefix`, at most `limit`, in id order. GLOB
+     * (case-sensitive, its wildcards escaped) lets SQLite walk the primary key's range.
+     */
+    idsWithPrefix(prefix: string, kind: Subject['kind'], limit: number): string[] {
+      const pattern = `${prefix.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
+      return db
+        .prepare<[string, string, number], { subject_id: string }>(
+          `SELECT DISTINCT subject_id FROM ${table()} WHERE subject_id GLOB ? AND kind = ? ORDER BY subject_id LIMIT ?`,
+        )
+        .all(pattern, kind, limit)
+        .map((r) => r.subject_id);
+    },
   };
 }
 

@@ -50,6 +50,7 @@ import { openTestEngine } from '../support/engine.js';
 import { chunks, countRows, documentRow, expectRows, rawDocuments, rawSingle, type DocumentRow } from './core.bench.js';
 import { memoryInput, searchQueries, type MemoryInput } from './corpus.js';
 import { rawFtsCopy, rawVectorIndex, recallRows } from './recall.bench.js';
+import { cliColdStartRows } from './cli.bench.js';
 import { corpusEvents, derivedAtoms, logStart } from './log-events.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
 import { alternate, benchDir, fileSystemOf, intArg, isEntryPoint, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
@@ -520,6 +521,8 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
       (await buildLog(join(smallDir, 'livingmemory.db'), smaller)).db.close();
       rows.push(...(await recallRows({ dataDir: smallDir, memories: smaller, queries: recallQueries, provider, rawPath: dir.file('fts-raw-small'), note: false })));
     }
+    // ---- 5. CLI cold start on the 10k store
+    rows.push(...cliColdStartRows(smaller < memories ? join(dir.dir, 'recall-small') : dataDir, smaller));
     meta.recallQueriesPerScope = recallQueries;
 
     return {

@@ -1,10 +1,14 @@
 import type { MemoryEngine } from '../../engine/engine.js';
 import { ValidationError } from '../../events/errors.js';
 import { integer, list, number, position, required, str, type Command, type Handler } from './args.js';
-import { opt, subjectOptions } from './options.js';
+import { opt, recallScope, subjectOptions } from './options.js';
+import { rebuildProgress, withProgress } from './progress.js';
 import { conversationCommands } from './conversation-commands.js';
 import { backup, erase } from './erase-command.js';
-import { table } from './output.js';
+import { clip, screenWidth, shortIds, shortTime, table } from './output.js';
+import { describeEvent } from '../../replay/describe.js';
+import type { RecordedEvent } from '../../events/log/event-log.js';
+import { memoryCommands } from './memory-commands.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
@@ -67,13 +71,6 @@ const add: Handler = async (engine, inv, out) => {
   out.print(receipt, () => `written ${receipt.memoryId} at position ${receipt.position}`);
 };
 
-const forget: Handler = async (engine, inv, out) => {
-  const receipt = await engine.forgetMemory(required(inv, 0, 'memory-id'), str(inv, 'reason'));
-  out.print(receipt, () =>
-    receipt.position === null ? `${receipt.memoryId} was already forgotten` : `forgot ${receipt.memoryId} at position ${receipt.position}`,
-  );
-};
-
 const events: Handler = async (engine, inv, out) => {
   const stream = str(inv, 'stream');
   const tail = integer(inv, 'tail', 1) ?? 20;
@@ -88,18 +85,32 @@ const events: Handler = async (engine, inv, out) => {
   out.print(found, () =>
     found.length === 0
       ? 'no events'
-      : table([
-          ['position', 'stream', 'rev', 'type', 'occurred at', 'actor'],
-          ...found.map((e) => [e.globalPosition, e.streamId, e.streamRevision, e.type, e.metadata.occurredAt, e.metadata.actor]),
-        ]),
+      : table(
+          [
+            // Revisions, ids and times in full are in --json; the table keeps to the screen width.
+            ['pos', 'time', 'stream', 'type', 'actor', 'what'],
+            ...found.map((e) => [e.globalPosition, shortTime(e.metadata.occurredAt).slice(0, 16), shortIds(e.streamId), e.type, clip(e.metadata.actor, 16), summarize(e)]),
+          ],
+          screenWidth,
+        ),
   );
 };
+
+/** What an event did, in one line; an event without a description shows its data. */
+function summarize(event: RecordedEvent): string {
+  try {
+    return shortIds(describeEvent(event, ''));
+  } catch {
+    return shortIds(JSON.stringify(event.data));
+  }
+}
 
 const rebuild: Handler = async (engine, inv, out) => {
   const name = required(inv, 0, 'projection');
   const known = engine.runner.status().map((p) => p.name);
   if (!known.includes(name)) throw new ValidationError('projection', `unknown projection ${name}; known: ${known.join(', ')}`);
-  const result = await engine.runner.rebuild(name, 'requested from the command line');
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, `rebuilding ${name}`, progress, () => engine.runner.rebuild(name, 'requested from the command line'));
   out.print(result, () => `rebuilt ${result.projection} as generation ${result.generation} up to ${result.position}\ndigest ${result.digest}`);
 };
 
@@ -121,7 +132,7 @@ const search: Handler = async (engine, inv, out) => {
   const topK = integer(inv, 'top-k', 1);
   const answer = await engine.recall({
     query: required(inv, 0, 'query'),
-    scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+    scope: recallScope(inv),
     ...(topK === undefined ? {} : { topK }),
     explain: inv.flags.explain === true,
   });
@@ -140,15 +151,19 @@ const search: Handler = async (engine, inv, out) => {
 };
 
 const rebuildIndex: Handler = async (engine, _inv, out) => {
-  const result = await engine.maintenance.rebuildIndex();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const result = await withProgress(out, 'rebuilding the indexes', progress, () => engine.maintenance.rebuildIndex());
   const line = (what: string, r: VectorRebuildResult | null) =>
     r ? `${what}: ${r.status}, generation ${r.generation}, ${r.size} vectors, ${r.pending} pending` : `${what}: not rebuilt`;
   out.print(result, () => [line('vector index', result.vectors), line('graph entry vectors', result.graphVectors)].join('\n'));
 };
 
 const rebuildGraph: Handler = async (engine, _inv, out) => {
-  const results = await engine.runner.rebuildAll(['graph', 'atoms'], 'requested');
-  const vectors = await engine.maintenance.rebuildGraphVectors();
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const { results, vectors } = await withProgress(out, 'rebuilding the graph', progress, async () => ({
+    results: await engine.runner.rebuildAll(['graph', 'atoms'], 'requested'),
+    vectors: await engine.maintenance.rebuildGraphVectors(),
+  }));
   out.print({ projections: results, graphVectors: vectors }, () =>
     [
       ...results.map((r) => `rebuilt ${r.projection} as generation ${r.generation} up to ${r.position}`),
@@ -166,7 +181,6 @@ export const commands: Readonly<Record<string, Command>> = {
     options: [opt.importance, ...subjectOptions, opt.topic],
     creates: true,
   },
-  forget: { run: forget, summary: 'forget a memory (the event stays in the log)', args: ['<memory-id>'], options: [opt.reason] },
   events: {
     run: events,
     summary: 'show the log, or one stream',
@@ -192,6 +206,7 @@ export const commands: Readonly<Record<string, Command>> = {
     summary: "check the log's hash chain and every projection against a replay (exit 3 on a finding)",
     options: [{ flags: '--anchor <position:hash>', description: 'a head hash from an earlier verify the chain must still contain' }],
   },
+  ...memoryCommands,
   ...replayCommands,
   ...transferCommands,
   ...conversationCommands,

@@ -10,6 +10,7 @@ import { integer, naturalNumber, oneOf, parsePosition, position, str, type Comma
 import type { Output } from './output.js';
 import { opt, subjectOptions } from './options.js';
 import { verifyFailedExitCode } from './exit-codes.js';
+import { withProgress } from './progress.js';
 
 const formatFlag = (value: string | undefined): ExportFormat | undefined => {
   if (value === undefined || value === 'jsonl' || value === 'csv' || value === 'both') return value;
@@ -88,7 +89,10 @@ const complianceExport: Handler = async (engine, inv, out) => {
   if (!dir) throw new ValidationError('out', 'is required: the directory to write the export to');
   const subject = { user: str(inv, 'user'), session: str(inv, 'session'), persona: str(inv, 'persona'), all: inv.flags.all === true };
   const format = formatFlag(str(inv, 'format'));
-  const manifest = await engine.complianceExport(subject, { dir, force: inv.flags.force === true, ...(format ? { format } : {}) });
+  // The export reports no progress of its own: an elapsed-time line, on a terminal only.
+  const manifest = await withProgress(out, `exporting to ${dir}`, () => null, () =>
+    engine.complianceExport(subject, { dir, force: inv.flags.force === true, ...(format ? { format } : {}) }),
+  );
   out.print(manifest, () =>
     [
       `exported ${manifest.subject.kind}${manifest.subject.id ? ` ${manifest.subject.id}` : ''} up to position ${manifest.log.position} to ${dir}`,

@@ -2,6 +2,7 @@ import { ValidationError } from '../../events/errors.js';
 import type { MemoryEngine } from '../../engine/engine.js';
 import type { Invocation } from './args.js';
 import type { Output } from './output.js';
+import { rebuildProgress, withProgress } from './progress.js';
 
 const kinds = ['user', 'session', 'persona'] as const;
 
@@ -12,7 +13,8 @@ export async function erase(engine: MemoryEngine, inv: Invocation, out: Output):
   const kind = given[0] as (typeof kinds)[number];
   const reason = inv.flags['reason'];
   if (typeof reason !== 'string') throw new ValidationError('reason', 'is required');
-  const receipt = await engine.eraseSubject({ kind, id: inv.flags[kind], reason });
+  const progress = rebuildProgress(engine, await engine.log.headPosition());
+  const receipt = await withProgress(out, `erasing ${kind} ${String(inv.flags[kind])}`, progress, () => engine.eraseSubject({ kind, id: inv.flags[kind], reason }));
   const c = receipt.counts;
   out.print(receipt, () =>
     [

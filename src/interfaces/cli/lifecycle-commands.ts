@@ -42,11 +42,6 @@ const consolidate: Handler = async (engine, inv, out) => {
   return result.failed.length > 0 ? 1 : 0;
 };
 
-const restore: Handler = async (engine, inv, out) => {
-  const receipt = await engine.restoreMemory(required(inv, 0, 'memory-id'));
-  out.print(receipt, () => (receipt.position === null ? `${receipt.memoryId} is active already` : `restored ${receipt.memoryId} at position ${receipt.position}`));
-};
-
 const backups: Handler = async (engine, _inv, out) => {
   const list = engine.backups.list();
   out.print({ dir: engine.backups.dir, backups: list }, () =>
@@ -65,7 +60,7 @@ const restoreBackup: Handler = async (engine, inv, out) => {
 
 const at = { flags: '--at <time>', description: 'as of this ISO-8601 time with a zone (default: now)', value: (flag: string, raw: string) => atFlag(raw, flag) };
 
-/** The lifecycle's commands (ADR 29). */
+/** The lifecycle's commands (ADR 29); `restore <memory-id>` (an archived or consolidated original) is in memory-commands. */
 export const lifecycleCommands: Readonly<Record<string, Command>> = {
   tick: { run: tick, summary: 'run the decay tick now, or as of a time (idempotent by date)', options: [at] },
   consolidate: {
@@ -74,7 +69,6 @@ export const lifecycleCommands: Readonly<Record<string, Command>> = {
     args: ['[mode]'],
     options: [at],
   },
-  restore: { run: restore, summary: 'bring back an archived memory', args: ['<memory-id>'] },
   backups: { run: backups, summary: 'list the managed backups' },
   'restore-backup': { run: restoreBackup, summary: "put a managed backup in the store's place (the store is backed up first)", args: ['<backup-id>'] },
 };

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { ConcurrencyError, CorruptEventError, ValidationError } from '../../events/errors.js';
 import { DomainError } from '../../commands/errors.js';
-import { ConfigError, loadConfig } from '../../engine/config.js';
-import { createMemoryEngine } from '../../engine/engine.js';
+import type { ConfigError } from '../../engine/config.js';
 import { commands } from './commands.js';
 import { checkDataDir } from './data-dir.js';
 import { exitCodes } from './exit-codes.js';
@@ -21,7 +20,8 @@ function describeError(error: unknown): Described {
   if (error instanceof ValidationError || error instanceof UsageError) {
     return { code: exitCodes.badInput, kind: error.name, field: error.field, message: error.message };
   }
-  if (error instanceof ConfigError) return { code: exitCodes.badInput, kind: error.name, field: error.key, message: error.message };
+  // By name: the configuration module is loaded only after the command line is parsed.
+  if (error instanceof Error && error.name === 'ConfigError') return { code: exitCodes.badInput, kind: error.name, field: (error as ConfigError).key, message: error.message };
   if (error instanceof DomainError) return { code: exitCodes.badInput, kind: error.code, message: error.message };
   if (error instanceof ConcurrencyError || error instanceof CorruptEventError) return { code: exitCodes.failed, kind: error.name, message: error.message };
   const message = error instanceof Error ? error.message : String(error);
@@ -40,6 +40,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // A few modes need no store, and must not open one (verifying someone else's export).
     const bare = line.command.bare?.({ positionals: line.positionals, flags: line.flags }, createOutput(json));
     if (bare) return (await bare) ?? exitCodes.ok;
+    const { loadConfig } = await import('../../engine/config.js');
     const dataDir = line.flags['data-dir'];
     const config = loadConfig({
       file: typeof line.flags.config === 'string' ? line.flags.config : undefined,
@@ -49,6 +50,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     checkDataDir(config.dataDir, config.databaseFile, line.command.creates === true);
     // Only `start` runs the background consistency check: other commands are short-lived.
     // Only `start` runs the lifecycle scheduler too (missed ticks, then daily): `tick` runs one on demand.
+    // Loaded only once the command line is known good: --help and bad input never pay for the engine.
+    const { createMemoryEngine } = await import('../../engine/engine.js');
     const engine = await createMemoryEngine(config, { maintenance: false, scheduler: line.name === 'start' });
     try {
       const inv = { positionals: line.positionals, flags: line.flags, config };

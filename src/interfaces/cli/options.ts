@@ -1,4 +1,5 @@
-import { naturalNumber, oneOf, parseDecimal, parsePosition, positiveInteger, type OptionSpec } from './args.js';
+import { ValidationError } from '../../events/errors.js';
+import { naturalNumber, oneOf, parseDecimal, parsePosition, positiveInteger, str, type Invocation, type OptionSpec } from './args.js';
 
 /** Flags several commands share, declared once so each command lists exactly the ones it takes. */
 export const opt = {
@@ -32,3 +33,16 @@ export const globalOptions: readonly OptionSpec[] = [
   { flags: '--config <file>', description: 'a JSON configuration file (or LIVINGMEMORY_CONFIG)' },
   { flags: '--json', description: 'print exactly one JSON object on stdout (errors included)' },
 ];
+
+/**
+ * The recall scope of `search` and `recall --at`: `--scope`, else the configured
+ * conversation.scopeMode (what the hooks use), never silently `global`. A session or user scope
+ * without its id would see nothing, so it is refused.
+ */
+export function recallScope(inv: Pick<Invocation, 'flags' | 'config'>) {
+  const mode = (str(inv, 'scope') ?? inv.config?.conversation.scopeMode ?? 'legacy') as 'legacy' | 'session' | 'user' | 'global';
+  const scope = { mode, sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null };
+  if (mode === 'session' && scope.sessionId === null) throw new ValidationError('session', 'is required by the session scope (give --session, or another --scope)');
+  if (mode === 'user' && scope.userId === null) throw new ValidationError('user', 'is required by the user scope (give --user, or another --scope)');
+  return scope;
+}

@@ -7,10 +7,42 @@ export function toJson(value: unknown): string {
   );
 }
 
-export function table(rows: readonly (readonly (string | number | bigint | null)[])[]): string {
+/** The width the listing commands (`list`, `history`, `events`) keep every line within. */
+export const screenWidth = 100;
+
+/** One line of at most `max` characters: line breaks shown as spaces, the cut marked with an ellipsis. */
+export function clip(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ');
+  const chars = [...line];
+  return chars.length <= max ? line : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;
+}
+
+/** Ids in listings: 8 characters (a unique prefix of them is accepted wherever an id is; ADR 26). */
+export const shortId = (id: string): string => (id.length > 8 ? id.slice(0, 8) : id);
+
+const uuid = /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+
+/** Every UUID in a line shortened to its first 8 characters, for the listings. */
+export const shortIds = (text: string): string => text.replace(uuid, '$1');
+
+/** An ISO time to the second, for the listings (JSON keeps the full value). */
+export const shortTime = (iso: string): string => iso.slice(0, 19);
+
+type Cell = string | number | bigint | null;
+
+/** Aligned columns; with `width`, the last column is clipped so that no line is longer. */
+export function table(rows: readonly (readonly Cell[])[], width?: number): string {
   const cells = rows.map((r) => r.map((c) => (c === null ? '-' : String(c))));
-  const widths = cells[0]?.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0))) ?? [];
-  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  const count = cells[0]?.length ?? 0;
+  const widths = Array.from({ length: count }, (_, i) => Math.max(...cells.map((r) => [...(r[i] ?? '')].length)));
+  if (width !== undefined && count > 0) {
+    const fixed = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
+    const last = Math.max(8, width - fixed);
+    for (const r of cells) r[count - 1] = clip(r[count - 1] ?? '', last);
+    widths[count - 1] = Math.min(widths[count - 1] ?? 0, last);
+  }
+  const pad = (c: string, w: number) => c + ' '.repeat(Math.max(0, w - [...c].length));
+  return cells.map((r) => r.map((c, i) => pad(c, widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
 }
 
 export interface Output {

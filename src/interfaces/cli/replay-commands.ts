@@ -1,20 +1,25 @@
 import { ValidationError } from '../../events/errors.js';
 import type { MemoryDiff } from '../../replay/diff.js';
 import { integer, required, str, type Command, type Handler } from './args.js';
-import { opt, subjectOptions } from './options.js';
-import { table } from './output.js';
+import { opt, recallScope, subjectOptions } from './options.js';
+import { clip, screenWidth, shortId, shortIds, shortTime, table } from './output.js';
+import { resolveId } from './ids.js';
 
 const history: Handler = async (engine, inv, out) => {
-  const id = required(inv, 0, 'memory-id');
+  const id = resolveId(engine, required(inv, 0, 'id'), 'id', ['memory', 'atom']);
   const found = await engine.history(id);
-  if (!found) throw new ValidationError('memory-id', `no memory or atom ${id} in the log`);
+  if (!found) throw new ValidationError('id', `no memory or atom ${id} in the log`);
   out.print(found, () =>
     [
       `${found.kind} ${found.id}: ${found.entries.length} events`,
-      table([
-        ['position', 'occurred at', 'type', 'actor', 'correlation', 'causation', 'what'],
-        ...found.entries.map((e) => [e.position, e.occurredAt, e.type, e.actor, e.correlationId, e.causationId, e.description]),
-      ]),
+      // Causation and full ids are in --json; the table keeps to the screen width.
+      table(
+        [
+          ['pos', 'occurred at', 'type', 'actor', 'correlation', 'what'],
+          ...found.entries.map((e) => [e.position, shortTime(e.occurredAt), e.type, clip(e.actor, 16), shortId(e.correlationId), shortIds(e.description)]),
+        ],
+        screenWidth,
+      ),
     ].join('\n'),
   );
 };
@@ -27,7 +32,7 @@ const recallAt: Handler = async (engine, inv, out) => {
   try {
     const answer = await past.recall({
       query: required(inv, 0, 'query'),
-      scope: { mode: str(inv, 'scope') ?? 'global', sessionId: str(inv, 'session') ?? null, personaId: str(inv, 'persona') ?? null, userId: str(inv, 'user') ?? null },
+      scope: recallScope(inv),
       ...(topK === undefined ? {} : { topK }),
       explain: inv.flags.explain === true,
     });

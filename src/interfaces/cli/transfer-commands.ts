@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
-import { checkImportSize } from '../../replay/transfer/parse.js';
 import { oneOf, required, str, type Command, type Handler } from './args.js';
 import { opt } from './options.js';
+import { withProgress } from './progress.js';
 
 const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
   if (value === undefined || value === 'json' || value === 'csv') return value;
@@ -12,6 +12,7 @@ const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
 
 const importFile: Handler = async (engine, inv, out) => {
   const rollback = str(inv, 'rollback');
+  if (rollback !== undefined && inv.positionals.length > 0) throw new ValidationError('rollback', 'give a file to import or --rollback, not both');
   if (rollback !== undefined) {
     const undone = await engine.rollbackImport(rollback);
     out.print(undone, () => `import ${undone.importId} rolled back: ${undone.forgotten.length} memories forgotten`);
@@ -21,6 +22,7 @@ const importFile: Handler = async (engine, inv, out) => {
   if (!existsSync(file)) throw new ValidationError('file', `${file} does not exist`);
   if (!statSync(file).isFile()) throw new ValidationError('file', `${file} is not a file`);
   // The size limit is checked on the file itself, before a byte of it is read.
+  const { checkImportSize } = await import('../../replay/transfer/parse.js');
   checkImportSize(statSync(file).size);
   const format = formatFlag(str(inv, 'format'));
   const input = { content: readFileSync(file), source: basename(file), ...(format ? { format } : {}) };
@@ -35,7 +37,11 @@ const importFile: Handler = async (engine, inv, out) => {
     );
     return;
   }
-  const receipt = await engine.importMemories(input);
+  // Progress: the memories the documents read model has gained, out of the new rows a preview counts.
+  const before = engine.documents.count();
+  const total = engine.previewImport(input).new;
+  const progress = () => ({ done: engine.documents.count() - before, total });
+  const receipt = await withProgress(out, `importing ${basename(file)}`, progress, () => engine.importMemories(input));
   out.print(receipt, () => `import ${receipt.importId}: ${receipt.memoryIds.length} memories written, ${receipt.duplicates} duplicates skipped`);
 };
 

@@ -1,7 +1,6 @@
 import { ValidationError } from '../../events/errors.js';
-import { verifyStore, type StoreVerification } from '../../replay/verify.js';
+import type { StoreVerification } from '../../replay/verify.js';
 import type { MemoryEngine } from '../../engine/engine.js';
-import { engineProjections } from '../../engine/indexes.js';
 import type { Invocation } from './args.js';
 import { verifyFailedExitCode } from './exit-codes.js';
 import { table, type Output } from './output.js';
@@ -35,6 +34,7 @@ function describe(report: StoreVerification): string {
 /** Walks the hash chain, then compares every projection with a fresh replay; exits 3 on any finding. */
 export async function verify(engine: MemoryEngine, inv: Invocation, out: Output): Promise<number> {
   const anchor = anchorOf(inv);
+  const [{ verifyStore }, { engineProjections }] = await Promise.all([import('../../replay/verify.js'), import('../../engine/indexes.js')]);
   const report = await verifyStore({
     log: engine.log,
     runner: engine.runner,

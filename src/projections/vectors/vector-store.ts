@@ -71,10 +71,18 @@ export function createVectorStore(options: VectorStoreOptions) {
   let liveFingerprint = opened.fingerprint;
   let flushTimer: NodeJS.Timeout | null = null;
 
+  // What the snapshot on disk holds, and whether the live index changed since: a close after
+  // events that change no vector (accesses, conversations) writes nothing until they pile up, so
+  // a CLI call does not rewrite and fsync the whole index each time (reopening re-reads them).
+  let persisted = { generation: live.generation, checkpoint: live.checkpoint };
+  let changed = false;
+  const staleAfter = 1000n;
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
       writeSnapshot(fileOf(gen.generation), snapshot);
+      persisted = { generation: gen.generation, checkpoint: gen.checkpoint };
+      if (gen === live) changed = false;
       const row = generations.get(projectionName, gen.generation);
       if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
     });
@@ -92,6 +100,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     for (;;) {
       const page = await log.readAll({ from: gen.checkpoint + 1n, limit: pageSize, ...(to === undefined ? {} : { to }) });
       if (page.length === 0) return;
+      if (gen === live && !changed) changed = page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
       await lock.write(() => applyVectorPage(gen, page, source, feed));
       if (page.length < pageSize) return;
       await new Promise((resolve) => setImmediate(resolve));
@@ -103,7 +112,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     catchingUp = catchingUp.then(async () => {
       const before = live.checkpoint;
       await drain(live);
-      if (live.checkpoint !== before) scheduleFlush();
+      if (live.checkpoint !== before && (changed || live.checkpoint - persisted.checkpoint > staleAfter)) scheduleFlush();
     });
     return catchingUp;
   };
@@ -166,7 +175,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
       await catchingUp;
-      await persist(live);
+      if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persist(live);
       await executor.idle();
     },
   };
