@@ -60,6 +60,9 @@ export function createScheduler(deps: SchedulerDeps) {
     track(async () => {
       const done: TickReceipt[] = [];
       for (const date of await missedDates(now)) {
+        // SQLite is synchronous: without a turn of the event loop between ticks a long catch-up
+        // would hold every other caller (and close) until its last day.
+        await new Promise((resolve) => setImmediate(resolve));
         if (controller.signal.aborted) break;
         done.push(await deps.tickDate(date));
       }
