@@ -18,6 +18,8 @@ export interface SnapshotHeader {
 export interface Snapshot {
   readonly header: SnapshotHeader;
   readonly index: Buffer;
+  /** Read from a format 1 file (no checksum): the store rewrites it in format 2 at its next close. */
+  readonly legacy?: true;
 }
 
 /** A snapshot file that cannot be trusted: truncated, changed, or not a snapshot at all. */
@@ -122,7 +124,7 @@ function readLegacy(bytes: Buffer, generation: number | undefined): Snapshot {
     }
   })();
   if (format !== 1) throw new SnapshotDamagedError('neither a checksummed snapshot nor a format 1 one');
-  return { header: parseHeader(raw, generation), index: Buffer.from(bytes.subarray(4 + length)) };
+  return { header: parseHeader(raw, generation), index: Buffer.from(bytes.subarray(4 + length)), legacy: true };
 }
 
 /**

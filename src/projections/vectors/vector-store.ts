@@ -49,18 +49,18 @@ export function createVectorStore(options: VectorStoreOptions) {
    * The generation's snapshot, or an empty generation when there is none or it cannot be trusted:
    * a damaged file is set aside and the generation replays the log from the start (ADR 24).
    */
-  const restore = (generation: number): { gen: VectorGeneration; fingerprint: string | null } => {
+  const restore = (generation: number): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
     const file = fileOf(generation);
     try {
       const snapshot = readSnapshot(file, generation);
-      if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint };
+      if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}) };
     } catch (error) {
       setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
     }
     return { gen: emptyGeneration(generation, source), fingerprint: null };
   };
   const load = (gen: Generation): VectorGeneration => restore(gen.generation).gen;
-  const openLive = (): { gen: VectorGeneration; fingerprint: string | null } => {
+  const openLive = (): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
     const row =
       generations.live(projectionName) ??
       db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
@@ -75,7 +75,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   // events that change no vector (accesses, conversations) writes nothing until they pile up, so
   // a CLI call does not rewrite and fsync the whole index each time (reopening re-reads them).
   let persisted = { generation: live.generation, checkpoint: live.checkpoint };
-  let changed = false;
+  // A format 1 file has no checksum: rewrite it at the next close even when nothing changed.
+  let changed = opened.legacy === true;
   const staleAfter = 1000n;
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
