@@ -1,10 +1,11 @@
 /**
- * `npm run bench`: the core benchmark, then the projections benchmark, in one process, printed as
+ * `npm run bench`: the core benchmark, the projections benchmark, then the lifecycle benchmark, in one process, printed as
  * one table with a section each, or with `--json` as one JSON object `{ title, meta, sections: { core,
- * projections }, allTargetsPass }` on stdout (progress goes to stderr).
+ * projections, lifecycle }, allTargetsPass }` on stdout (progress goes to stderr).
  *
  *   node dist/test/bench/main.js [--json] [--reps=N] [--single=N] [--events=N]   (core)
  *                                [--writes=N] [--memories=N] [--queries=N]        (projections)
+ *                                [--tick-memories=N] [--consolidation-memories=N] (lifecycle)
  *
  * --memories=N sets the size of the rebuilt log and of the searched indexes (default 100,000), the
  * figure that decides how long the run takes; --writes=N the memories written through the engine
@@ -13,6 +14,7 @@
 import { cpus, loadavg } from 'node:os';
 import { runCoreBench } from './core.bench.js';
 import { runProjectionsBench } from './projections.bench.js';
+import { runLifecycleBench } from './lifecycle.bench.js';
 import { printCombinedReport } from './report.js';
 import { progress } from './support.js';
 
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
   const core = await runCoreBench();
   progress('projections benchmark');
   const projections = await runProjectionsBench();
+  progress('lifecycle benchmark');
+  const lifecycle = await runLifecycleBench();
   const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' ');
   printCombinedReport({
     title: 'LivingMemory benchmarks (ratio = ours / raw, in the same run)',
@@ -34,7 +38,7 @@ async function main(): Promise<void> {
       loadAverageAtEnd: load(loadavg()),
       totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
     },
-    sections: { core, projections },
+    sections: { core, projections, lifecycle },
   });
 }
 
