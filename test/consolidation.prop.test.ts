@@ -3,8 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engineProjections } from '../src/engine/engine.js';
-import { dayMs, digests, manualEnvironment, openLifecycleEngine, removeStore } from './support/lifecycle.js';
+import { dayMs, digests, manualEnvironment, openLifecycleEngine, removeStore, replayedDigests } from './support/lifecycle.js';
 
 /*
  * (e) Consolidation and restore are events like any other: a replay of the whole log after random
@@ -65,10 +64,7 @@ describe('replay after consolidation and restore', () => {
           }
           await engine.indexes.catchUp();
           const incremental = digests(engine);
-          await engine.runner.rebuildAll(engineProjections.map((p) => p.name), 'test replay');
-          await engine.indexes.vectors.rebuild();
-          await engine.indexes.graphVectors.rebuild();
-          expect(digests(engine)).toEqual(incremental);
+          expect(await replayedDigests(engine)).toEqual(incremental);
         } finally {
           await engine.close();
           removeStore(dir);

@@ -68,8 +68,9 @@ export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecy
     /** Like activeMemories, with whether each was merged by a consolidation before (for the consolidation's candidates). */
     consolidationMemories(asOf: string): LifecycleMemory[] {
       return prepare(
-        `SELECT ${memoryColumns}, EXISTS (SELECT 1 FROM ${table('lifecycle_consolidations')} c WHERE c.original_id = memory_id) AS consolidated
-         FROM ${table('documents')}
+        // d.memory_id: lifecycle_consolidations has a memory_id column of its own (the merged memory).
+        `SELECT ${memoryColumns}, EXISTS (SELECT 1 FROM ${table('lifecycle_consolidations')} c WHERE c.original_id = d.memory_id) AS consolidated
+         FROM ${table('documents')} d
          WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.createdAt') <= ? ORDER BY memory_id`,
       ).all(asOf) as LifecycleMemory[];
     },

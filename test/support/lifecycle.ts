@@ -42,6 +42,14 @@ export function digests(engine: MemoryEngine): Record<string, string> {
   };
 }
 
+/** Every read model wiped and replayed from the log (the SQLite ones in one replay, then both vector indexes); their digests after. */
+export async function replayedDigests(engine: MemoryEngine): Promise<Record<string, string>> {
+  await engine.runner.rebuildAll(engineProjections.map((p) => p.name), 'test replay');
+  await engine.indexes.vectors.rebuild();
+  await engine.indexes.graphVectors.rebuild();
+  return digests(engine);
+}
+
 /** Removes a test's data dir and the managed backups beside it. */
 export function removeStore(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
