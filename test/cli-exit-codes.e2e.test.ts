@@ -32,6 +32,7 @@ const badInputs: readonly (readonly [readonly string[], RegExp])[] = [
   [['search', 'tea', '--session', ''], /session: must not be empty/],
   [['erase', '--user', '', '--reason', 'x'], /user: must not be empty/],
   [['search', 'tea', '--top-k', '99999999999999999999'], /top-k/],
+  [['reset', '--session', 'no-such-session'], /session.*no-such-session.*--force/],
 ];
 
 describe('exit codes: bad input exits 2, names the field, writes nothing', () => {
@@ -65,5 +66,11 @@ describe('exit codes: bad input exits 2, names the field, writes nothing', () =>
     expect(cli.run(['search', 'tea', '--data-dir', missing]).code).toBe(2);
     expect(cli.run(['add', 'new store', '--data-dir', missing]).code).toBe(0);
     expect(logHead(missing)).toBeGreaterThan(0);
+  });
+
+  it('resets an unknown session only with --force, which records it', () => {
+    const before = logHead(cli.dataDir);
+    expect(cli.run(['reset', '--session', 'typo', '--force']).code).toBe(0);
+    expect(logHead(cli.dataDir)).toBeGreaterThan(before);
   });
 });

@@ -8,9 +8,9 @@ import { memoryWrittenEvent, testEventMetadata } from './support/events.js';
 const at = (events: readonly DomainEvent[]): RecordedEvent[] =>
   events.map((e, i) => ({ ...e, streamId: 'x', streamRevision: BigInt(i), globalPosition: BigInt(i + 1) }) as RecordedEvent);
 const ev = <T extends DomainEvent['type']>(type: T, data: Extract<DomainEvent, { type: T }>['data']): DomainEvent =>
-  ({ type, schemaVersion: 1, data, metadata: testEventMetadata() }) as DomainEvent;
+  ({ type, schemaVersion: type === 'MessageRecorded' || type === 'MessageCleaned' ? 2 : 1, data, metadata: testEventMetadata() }) as DomainEvent;
 const message = (messageId: string, index: number, senderId: string | null, sessionId = 's1') =>
-  ev('MessageRecorded', { sessionId, messageId, index, role: 'user', senderId, senderName: null, content: `said ${messageId}`, sentAt: '2026-01-01T00:00:00.000Z' });
+  ev('MessageRecorded', { sessionId, messageId, index, role: 'user', senderId, userId: null, senderName: null, content: `said ${messageId}`, sentAt: '2026-01-01T00:00:00.000Z' });
 const source = (messageId: string, senderId: string | null, sessionId: string | null) =>
   ({ messageId, sessionId, role: 'user' as const, senderId, senderName: null, content: `said ${messageId}`, at: null });
 

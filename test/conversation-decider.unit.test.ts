@@ -14,8 +14,8 @@ const sessionId = 's1';
 const at = '2026-01-01T10:00:00.000Z';
 const message = (index: number, role: 'user' | 'assistant' = index % 2 === 0 ? 'user' : 'assistant'): Body => ({
   type: 'MessageRecorded',
-  schemaVersion: 1,
-  data: { sessionId, messageId: `m${index}`, index, role, senderId: null, senderName: null, content: `text ${index}`, sentAt: at },
+  schemaVersion: 2,
+  data: { sessionId, messageId: `m${index}`, index, role, senderId: null, userId: null, senderName: null, content: `text ${index}`, sentAt: at },
 });
 const messages = (n: number): Body[] => Array.from({ length: n }, (_, i) => message(i));
 const scheduled = (taskId: string, fromIndex: number, toIndex: number, sessionRevision = 0): Body => ({
@@ -27,7 +27,7 @@ const committed = (taskId: string, memoryIds: string[], lastSummarizedIndex: num
 
 describe('conversation decider', () => {
   it('records a message at the next index, and a retried turn once', () => {
-    const data = { sessionId, messageId: 'm2', role: 'user' as const, senderId: null, senderName: null, content: 'text 2', sentAt: at };
+    const data = { sessionId, messageId: 'm2', role: 'user' as const, senderId: null, userId: null, senderName: null, content: 'text 2', sentAt: at };
     spec.given(messages(2)).when(cmd({ type: 'RecordMessage', data })).then([message(2)]);
     spec.given(messages(3)).when(cmd({ type: 'RecordMessage', data })).then([]);
     spec.given(messages(3)).when(cmd({ type: 'RecordMessage', data: { ...data, messageId: 'm0' } })).thenThrows(DomainError, /already/);
@@ -107,7 +107,7 @@ describe('conversation decider', () => {
   it('cleans a stored message once', () => {
     const clean = cmd({ type: 'CleanMessage', data: { sessionId, messageId: 'm1', content: 'clean' } });
     spec.given(messages(2)).when(clean)
-      .then([{ type: 'MessageCleaned', schemaVersion: 1, data: { sessionId, messageId: 'm1', index: 1, senderId: null, content: 'clean' } }]);
+      .then([{ type: 'MessageCleaned', schemaVersion: 2, data: { sessionId, messageId: 'm1', index: 1, senderId: null, userId: null, content: 'clean' } }]);
     spec.given(messages(2)).when(cmd({ type: 'CleanMessage', data: { sessionId, messageId: 'm1', content: 'text 1' } })).then([]);
   });
 });

@@ -153,8 +153,8 @@ describe('host hooks', () => {
 
   it('lmem cleanup lists and removes injection blocks in stored messages; lmem reset needs a session', async () => {
     const { engine } = await open();
-    const legacy = { sessionId, messageId: 'old1', index: 0, role: 'user' as const, senderId: null, senderName: null, content: `${block}\nhello`, sentAt: at(0) };
-    await engine.log.append(streams.conversation(sessionId), stampEvents([{ type: 'MessageRecorded', schemaVersion: 1, data: legacy }], testMetadata(3)));
+    const legacy = { sessionId, messageId: 'old1', index: 0, role: 'user' as const, senderId: null, userId: null, senderName: null, content: `${block}\nhello`, sentAt: at(0) };
+    await engine.log.append(streams.conversation(sessionId), stampEvents([{ type: 'MessageRecorded', schemaVersion: 2, data: legacy }], testMetadata(3)));
     const printed: string[] = [];
     const out = createOutput(true, (s) => void printed.push(s));
     const run = (name: string, positionals: string[], flags: Record<string, string> = {}) =>

@@ -45,7 +45,7 @@ function harness(engine: MemoryEngine, held: { resolve: () => void; reject: (e: 
     clock += minutes * 60_000;
     n += 1;
     const who = role === 'user' ? { senderId: 'ann', senderName: 'Ann' } : { senderId: null, senderName: null };
-    return { messageId: `${role[0]}${n}`, index: model.length, role, content, sentAt: new Date(clock).toISOString(), ...who };
+    return { messageId: `${role[0]}${n}`, index: model.length, role, content, sentAt: new Date(clock).toISOString(), userId: null, ...who };
   };
   const hookMessage = (m: StoredMessage) => ({ messageId: m.messageId, content: m.content, senderId: m.senderId, senderName: m.senderName, sentAt: m.sentAt });
   const apply = async (o: Op): Promise<void> => {

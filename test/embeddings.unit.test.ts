@@ -109,7 +109,7 @@ describe('fingerprints, hashes and truncation', () => {
 
 describe('embedding cache', () => {
   it('round-trips vectors exactly', () => {
-    const cache = createEmbeddingCache(openDatabase(':memory:'));
+    const cache = createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7));
     const vector = Float32Array.from([0.1, -0.2, 1 / 3, Number.MIN_VALUE, -0, 3.4e38]);
     cache.put('fp', 'h1', vector);
     expect(cache.get('fp', 'h1')).toEqual(vector);
@@ -121,7 +121,7 @@ describe('embedding cache', () => {
   });
 
   it('looks many hashes up at once, past a page', () => {
-    const cache = createEmbeddingCache(openDatabase(':memory:'));
+    const cache = createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7));
     cache.putMany('fp', Array.from({ length: 1200 }, (_, i) => [`h${i}`, Float32Array.from([i])] as const));
     const found = cache.getMany('fp', [...Array.from({ length: 1200 }, (_, i) => `h${i}`), 'missing', 'h3']);
     expect(found.size).toBe(1200);
@@ -131,27 +131,27 @@ describe('embedding cache', () => {
   it('asks the provider only for distinct misses, and a rebuild embeds nothing', async () => {
     const db = openDatabase(':memory:');
     const provider = counting(createHashEmbeddingProvider());
-    const first = await embedWithCache(provider, createEmbeddingCache(db), ['alpha', 'beta', 'alpha', 'gamma']);
+    const first = await embedWithCache(provider, createEmbeddingCache(db, Buffer.alloc(32, 7)), ['alpha', 'beta', 'alpha', 'gamma']);
     expect(first.embedded).toBe(3);
     expect(provider.asked).toEqual([['alpha', 'beta', 'gamma']]);
     expect(first.vectors.map((v) => [...v])).toEqual((await createHashEmbeddingProvider().embed(['alpha', 'beta', 'alpha', 'gamma'])).map((v) => [...v]));
 
-    const second = await embedWithCache(provider, createEmbeddingCache(db), ['gamma', 'delta', 'alpha']);
+    const second = await embedWithCache(provider, createEmbeddingCache(db, Buffer.alloc(32, 7)), ['gamma', 'delta', 'alpha']);
     expect(second.embedded).toBe(1);
     expect(provider.asked[1]).toEqual(['delta']);
     expect(second.vectors[0]).toEqual(first.vectors[3]);
 
-    const rebuild = await embedWithCache(provider, createEmbeddingCache(db), ['alpha', 'beta', 'gamma', 'delta']);
+    const rebuild = await embedWithCache(provider, createEmbeddingCache(db, Buffer.alloc(32, 7)), ['alpha', 'beta', 'gamma', 'delta']);
     expect(rebuild.embedded).toBe(0);
     expect(provider.asked).toHaveLength(2);
 
     const otherModel = counting(createHashEmbeddingProvider({ dimension: 32 }));
-    expect((await embedWithCache(otherModel, createEmbeddingCache(db), ['alpha'])).embedded).toBe(1);
+    expect((await embedWithCache(otherModel, createEmbeddingCache(db, Buffer.alloc(32, 7)), ['alpha'])).embedded).toBe(1);
   });
 
   it('truncates before hashing, so texts equal up to the limit share a vector', async () => {
     const provider = counting(createHashEmbeddingProvider({ maxInputChars: 5 }));
-    const result = await embedWithCache(provider, createEmbeddingCache(openDatabase(':memory:')), ['hello world', 'hello there']);
+    const result = await embedWithCache(provider, createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7)), ['hello world', 'hello there']);
     expect(provider.asked).toEqual([['hello']]);
     expect(result.embedded).toBe(1);
     expect(result.vectors[0]).toEqual(result.vectors[1]);
@@ -170,15 +170,15 @@ describe('embedding cache', () => {
       },
     };
     const texts = ['a1', 'a2', 'a3', 'a4', 'a5'];
-    await expect(embedWithCache(flaky, createEmbeddingCache(db), texts, { chunkSize: 2 })).rejects.toThrow('provider down');
+    await expect(embedWithCache(flaky, createEmbeddingCache(db, Buffer.alloc(32, 7)), texts, { chunkSize: 2 })).rejects.toThrow('provider down');
     const again = counting(inner);
-    expect((await embedWithCache(again, createEmbeddingCache(db), texts, { chunkSize: 2 })).embedded).toBe(3);
+    expect((await embedWithCache(again, createEmbeddingCache(db, Buffer.alloc(32, 7)), texts, { chunkSize: 2 })).embedded).toBe(3);
     expect(again.asked).toEqual([['a3', 'a4'], ['a5']]);
   });
 
   it('refuses a provider that returns the wrong number of vectors', async () => {
     const broken: EmbeddingProvider = { ...createHashEmbeddingProvider(), embed: async () => [] };
-    await expect(embedWithCache(broken, createEmbeddingCache(openDatabase(':memory:')), ['x'])).rejects.toThrow(/returned 0 vectors for 1 texts/);
+    await expect(embedWithCache(broken, createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7)), ['x'])).rejects.toThrow(/returned 0 vectors for 1 texts/);
   });
 });
 

@@ -5,6 +5,7 @@ import type { MemoryEvent } from '../src/commands/memory/state.js';
 import { currentVersions, domainEventSchema, eventTypes } from '../src/events/catalog.js';
 import { ValidationError } from '../src/events/errors.js';
 import { upcast } from '../src/events/upcasters.js';
+import { testEventMetadata } from './support/events.js';
 
 const meta = { eventId: 'e1', occurredAt: '2026-01-01T00:00:00.000Z', correlationId: 'c', causationId: 'c', actor: 'test' };
 
@@ -17,7 +18,8 @@ describe('event catalog', () => {
       'MemoryForgotten', 'MemoriesConsolidated', 'MemoryEmbeddingFailed', 'MemoryEmbeddingRepaired', 'AtomExtracted', 'AtomReinforced', 'AtomStateChanged', 'GraphEntriesLinked',
       'DecayTicked', 'ProviderFingerprintChanged', 'ProjectionRebuildStarted', 'ProjectionRebuildCompleted',
       'ProjectionRebuildFailed', 'BackupTaken',
-      'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased',
+      'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased', 'ErasureStarted',
+      'ErasureStepCompleted', 'ErasureFinished',
       'MemoriesRecalled',
       'BackupRemoved', 'BackupRestored', 'BackupShredded', 'StoreVersionChanged', 'StoreMigrated',
     ];
@@ -73,6 +75,15 @@ describe('upcasting', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('reads a message stored before the turn user was recorded as one without a user', () => {
+    const v1 = { sessionId: 's', messageId: 'm', index: 0, role: 'user', senderId: 'ann', senderName: null, content: 'hi', sentAt: '2026-01-01T00:00:00.000Z' };
+    const recorded = upcast({ type: 'MessageRecorded', schemaVersion: 1, data: v1 });
+    expect(recorded).toEqual({ type: 'MessageRecorded', schemaVersion: 2, data: { ...v1, userId: null } });
+    expect(() => domainEventSchema.parse({ ...recorded, metadata: testEventMetadata() })).not.toThrow();
+    const cleaned = upcast({ type: 'MessageCleaned', schemaVersion: 1, data: { sessionId: 's', messageId: 'm', index: 0, senderId: null, content: 'x' } });
+    expect(cleaned.data).toMatchObject({ userId: null, content: 'x' });
   });
 
   it('refuses a version newer than this build and an old shape that does not parse', () => {

@@ -103,12 +103,35 @@ describe('content sealed at the SQLite log boundary', () => {
 
   it('seals message content by session and sender', async () => {
     await store.log.append('conversation-s1', [{
-      type: 'MessageRecorded', schemaVersion: 1, metadata: testEventMetadata(),
-      data: { sessionId: 's1', messageId: 'msg1', index: 0, role: 'user', senderId: 'u9', senderName: 'Zoe', content: 'zqmessage body', sentAt: '2026-01-01T00:00:00.000Z' },
+      type: 'MessageRecorded', schemaVersion: 2, metadata: testEventMetadata(),
+      data: { sessionId: 's1', messageId: 'msg1', index: 0, role: 'user', senderId: 'u9', userId: null, senderName: 'Zoe', content: 'zqmessage body', sentAt: '2026-01-01T00:00:00.000Z' },
     }]);
     expect(stored(1)).not.toMatch(/zqmessage|Zoe/);
     await erase({ kind: 'user', id: 'u9' });
     const [message] = await store.log.readAll();
     expect(message?.data).toMatchObject({ content: '[erased]', senderName: null, senderId: 'u9' });
+  });
+
+  it('seals a message under the turn user too, and a derived memory under every subject of its sources', async () => {
+    const message = (sessionId: string, messageId: string, senderId: string | null, userId: string | null): DomainEvent => ({
+      type: 'MessageRecorded', schemaVersion: 2, metadata: testEventMetadata(),
+      data: { sessionId, messageId, index: 0, role: 'assistant', senderId, userId, senderName: null, content: `zq${messageId}`, sentAt: '2026-01-01T00:00:00.000Z' },
+    });
+    await store.log.append('conversation-s7', [message('s7', 'reply', null, 'zoe')]);
+    await store.log.append('conversation-s8', [message('s8', 'other', null, 'max')]);
+    const source = (messageId: string, senderId: string, sessionId: string) =>
+      ({ messageId, sessionId, role: 'user' as const, senderId, senderName: null, content: `zq${messageId}`, at: null });
+    // A group summary: its own scope names only the bot's account; its words came from ann and ben.
+    await store.log.append('memory-g', [memoryWrittenEvent('g', 'ann and ben talked', { userId: 'bot', sources: [source('a1', 'ann', 'g1'), source('b1', 'ben', 'g1')] })]);
+    await store.log.append('memory-h', [memoryWrittenEvent('h', 'ann alone', { userId: 'bot', sources: [source('a2', 'ann', 'g1')] })]);
+    await erase({ kind: 'user', id: 'zoe' });
+    await erase({ kind: 'user', id: 'ben' });
+    const read = await store.log.readAll();
+    const text = (type: string, id: string) => {
+      const e = read.find((x) => x.type === type && (x.data as { messageId?: string; memoryId?: string })[type === 'MessageRecorded' ? 'messageId' : 'memoryId'] === id);
+      return (e?.data as { content?: string; text?: string } | undefined)?.[type === 'MessageRecorded' ? 'content' : 'text'];
+    };
+    expect([text('MessageRecorded', 'reply'), text('MessageRecorded', 'other')]).toEqual(['[erased]', 'zqother']);
+    expect([text('MemoryWritten', 'g'), text('MemoryWritten', 'h')]).toEqual(['[erased]', 'ann alone']);
   });
 });

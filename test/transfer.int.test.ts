@@ -113,7 +113,7 @@ describe('import', () => {
       env: testEnvironment(Date.UTC(2026, 1, 1), 'imp'),
       indexes: engine.indexes,
       provider: engine.provider,
-      cache: createEmbeddingCache(openDatabase(':memory:')),
+      cache: createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7)),
       defaultActor: 'test',
       write: async (type, input, ctx) => {
         const data = input as { memoryId: string; text?: string; reason?: string };

@@ -24,7 +24,7 @@ describe('use-lite embedding provider (real model, offline)', () => {
   it('batches, keeps the order, and is cached by embedWithCache', async () => {
     const small = createUseLiteEmbeddingProvider({ batchSize: 2 });
     const texts = ['cats purr', 'dogs bark', 'stocks fell', 'rain is wet', 'tea is hot'];
-    const cache = createEmbeddingCache(openDatabase(':memory:'));
+    const cache = createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7));
     const first = await embedWithCache(small, cache, texts);
     expect(first.embedded).toBe(5);
     const alone = await small.embed(['tea is hot', 'cats purr']);

@@ -1,11 +1,13 @@
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { createEmbeddingCache, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
-import { openIndexes } from './indexes.js';
+import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { openIndexes, rebuildVectorIndexes } from './indexes.js';
+import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
 import { takeBackup } from './backup.js';
-import { createErasure } from './erase.js';
+import { createErasure, defaultErasureSteps } from './erase/index.js';
+import { backupBeforeErase, shredBackupsStep } from './backups/erasure.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
 import { createReranker } from '../providers/rerank.js';
@@ -66,12 +68,14 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   const { db, log, backups } = store;
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
-  const cache = createEmbeddingCache(db);
+  const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
   });
   await indexes.catchUp();
+  // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
+  if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
   const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms) });
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
@@ -93,15 +97,6 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
       }, 'stream_exists'),
   });
-  const eraseSubject = createErasure({
-    db, log, env, indexes, provider, cache, defaultActor: config.actor, invalidate: () => recall.invalidate(),
-    // Managed backups (ADR 29): one before the erasure, and every one shredded after it.
-    before: async () => void (await backups.take('before-erase')),
-    after: async (subject, cacheKeys) => void (await backups.shred(subject, cacheKeys)),
-  });
-  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
-  if (options.maintenance !== false) void maintenance.start();
-
   const memories: MemoryWriter & { exists(id: string): boolean } = {
     write: (input) => run('WriteMemory', input, { actor: 'system:summarizer' }),
     forget: (memoryId, reason) =>
@@ -116,6 +111,18 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const summaries = createSummaryRunner({
     store: conversations, conversations: indexes.conversations, llm, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
+  const erasure = createErasure({
+    db, log, env, indexes, provider, cache, defaultActor: config.actor,
+    invalidate: () => {
+      recall.invalidate();
+      conversations.forgetCached();
+    },
+    quiesce: () => summaries.cancelAll(),
+  }, [...defaultErasureSteps, shredBackupsStep(backups)]);
+  // An erasure a killed process left part-way is finished before anything reads the store.
+  await erasure.resumeErasures();
+  if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
+  if (options.maintenance !== false) void maintenance.start();
   let ready = false;
   const conversation = createConversationHooks({
     store: conversations, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
@@ -159,8 +166,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
-    /** Crypto-shreds a user, session or persona: `{ kind, id, reason }` (ADR 19). */
-    eraseSubject,
+    /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
+    eraseSubject: backupBeforeErase(erasure, backups),
+    /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
+    previewErasure: erasure.previewErasure,
     /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
     backup: (path: string, options: { force?: boolean } = {}) =>
       takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),

@@ -17,7 +17,7 @@ import type { VectorSource } from '../projections/vectors/apply.js';
 import { graphEntryVectorFeed } from '../projections/vectors/feed.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
 import { createReadModels } from '../queries/read-models.js';
-import { contentHash, fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 
 /** The read models the engine keeps in SQLite; each is rebuilt from the log alone. */
 export const engineProjections: readonly Projection[] = [
@@ -50,7 +50,7 @@ export function cacheVectorSource(provider: EmbeddingProvider, cache: EmbeddingC
   return {
     fingerprint: fpKey,
     dimension: provider.fingerprint.dimension ?? 0,
-    keyOf: (text) => contentHash(truncateForEmbedding(text, provider.maxInputChars)),
+    keyOf: (text) => cache.keyOf(truncateForEmbedding(text, provider.maxInputChars)),
     lookup: (key) => cache.get(fpKey, key),
   };
 }
@@ -81,3 +81,14 @@ export function openIndexes(options: IndexOptions) {
 }
 
 export type Indexes = ReturnType<typeof openIndexes>;
+
+/**
+ * Rebuilds both vector indexes and switches to them whatever share of embeddings is missing (those
+ * items stay pending for maintenance): the old index must not stay live (an erasure, a rekeyed cache).
+ */
+export async function rebuildVectorIndexes(indexes: Pick<Indexes, 'vectors' | 'graphVectors'>): Promise<void> {
+  for (const store of [indexes.vectors, indexes.graphVectors]) {
+    const result = await store.rebuild({ maxFailureRatio: 1, fresh: true });
+    if (result.status !== 'completed') throw new Error(`the ${store.feed.name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
+  }
+}

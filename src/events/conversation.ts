@@ -16,13 +16,15 @@ const reason = z.string().min(1).max(500);
 
 export const messageRecorded = defineEvent(
   'MessageRecorded',
-  1,
+  2,
   z.object({
     sessionId: idSchema,
     messageId: idSchema,
     index,
     role: messageRoleSchema,
     senderId: optionalId,
+    /** The host's user on the turn (v2): with the session and the sender, whose message it is (ADR 19). */
+    userId: optionalId,
     senderName: z.string().max(200).nullable(),
     content: z.string(),
     /** When the host sent it (a host may pass its own times, e.g. dated benchmark sessions). */
@@ -80,9 +82,9 @@ export const summaryFailed = defineEvent(
 /** An injection fragment an older mode left in a stored message, removed (`lmem cleanup exec`). */
 export const messageCleaned = defineEvent(
   'MessageCleaned',
-  1,
-  // The sender is named so the cleaned text is sealed under the same keys as the message (ADR 19).
-  z.object({ sessionId: idSchema, messageId: idSchema, index, senderId: optionalId, content: z.string() }),
+  2,
+  // Sender and user are named so the cleaned text is sealed under the same keys as the message (ADR 19).
+  z.object({ sessionId: idSchema, messageId: idSchema, index, senderId: optionalId, userId: optionalId, content: z.string() }),
 );
 
 export const conversationEvents = [

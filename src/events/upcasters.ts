@@ -30,7 +30,21 @@ const memoryWrittenV1 = z
   })
   .strict();
 
+// MessageRecorded and MessageCleaned v1 (before the turn's user was recorded with each message).
+const messageRecordedV1 = z
+  .object({
+    sessionId: idSchema, messageId: idSchema, index: z.number(), role: z.string(), senderId: idSchema.nullable(),
+    senderName: z.string().nullable(), content: z.string(), sentAt: z.string(),
+  })
+  .strict();
+const messageCleanedV1 = z
+  .object({ sessionId: idSchema, messageId: idSchema, index: z.number(), senderId: idSchema.nullable(), content: z.string() })
+  .strict();
+const withoutUser = <T extends object>(v1: T) => ({ ...v1, userId: null });
+
 const upcasters: readonly Upcaster[] = [
+  { type: 'MessageRecorded', fromVersion: 1, schema: messageRecordedV1, up: withoutUser },
+  { type: 'MessageCleaned', fromVersion: 1, schema: messageCleanedV1, up: withoutUser },
   {
     type: 'MemoryWritten',
     fromVersion: 1,

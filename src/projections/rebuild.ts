@@ -34,6 +34,8 @@ interface RebuildContext {
   readonly reason: string;
   readonly hooks?: RebuildHooks | undefined;
   readonly lockedHead?: () => bigint;
+  /** Start over: a shadow an older process left is dropped, not resumed (an erasure: it may hold erased text). */
+  readonly fresh?: boolean | undefined;
 }
 
 const maxRounds = 1000;
@@ -49,7 +51,14 @@ interface Shadow {
 /** The projection's shadow generation: the one a killed process left, or a new one. */
 async function openShadow(ctx: RebuildContext): Promise<Shadow> {
   const { db, store, projection } = ctx;
-  const existing = store.building(projection.name);
+  const left = store.building(projection.name);
+  if (left && ctx.fresh) {
+    db.transaction(() => {
+      store.setStatus(left, 'failed');
+      dropGenerationTables(db, projection, left.generation);
+    }).immediate();
+  }
+  const existing = ctx.fresh ? undefined : left;
   const gen = existing ?? db.transaction(() => store.create(projection.name, projection.version, 'building')).immediate();
   const writer = createGenerationWriter(db, store, projection, gen);
   if (!existing) writer.init();

@@ -96,9 +96,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     });
 
   const rebuilding = new Map<string, Promise<RebuildResult>>();
-  const contextOf = (name: string, reason: string) => {
+  const contextOf = (name: string, reason: string, fresh = false) => {
     const { lockedHead, hooks } = options;
-    return { db, store, log, projection: projection(name), drain: drainMany, reason, hooks, lockedHead };
+    return { db, store, log, projection: projection(name), drain: drainMany, reason, hooks, lockedHead, fresh };
   };
   const rebuild = (name: string, reason = 'requested'): Promise<RebuildResult> => {
     const inFlight = rebuilding.get(name);
@@ -107,10 +107,13 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     rebuilding.set(name, run);
     return run.finally(() => rebuilding.delete(name));
   };
-  /** Rebuilds several projections in one replay of the log (each page read once), after any rebuild of theirs in flight. */
-  const rebuildAll = async (names: readonly string[], reason = 'requested'): Promise<RebuildResult[]> => {
+  /**
+   * Rebuilds several projections in one replay of the log (each page read once), after any rebuild
+   * of theirs in flight; `fresh` drops a shadow a killed process left instead of resuming it.
+   */
+  const rebuildAll = async (names: readonly string[], reason = 'requested', opts: { fresh?: boolean } = {}): Promise<RebuildResult[]> => {
     await Promise.allSettled(names.map((name) => rebuilding.get(name)));
-    const run = rebuildProjections(names.map((name) => contextOf(name, reason)), drainMany);
+    const run = rebuildProjections(names.map((name) => contextOf(name, reason, opts.fresh)), drainMany);
     names.forEach((name, i) => {
       const one = run.then((results) => results[i] as RebuildResult);
       // Handled here: only a concurrent rebuild(name) awaits it; the caller gets run's own rejection.

@@ -91,6 +91,12 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
       return `import ${event.data.importId} rolled back: ${event.data.reason}`;
     case 'SubjectErased':
       return `${event.data.subject.kind} ${event.data.subject.id} erased: ${event.data.reason} (${count(event.data.counts.memories, 'memory', 'memories')}, ${count(event.data.counts.messages, 'message')})`;
+    case 'ErasureStarted':
+      return `erasure ${event.data.erasureId} of ${event.data.subject.kind} ${event.data.subject.id} started: ${event.data.steps.join(', ')}${event.data.forced ? ' (forced)' : ''}`;
+    case 'ErasureStepCompleted':
+      return `erasure ${event.data.erasureId}: ${event.data.step} done`;
+    case 'ErasureFinished':
+      return `erasure ${event.data.erasureId} finished`;
     case 'MemoriesRecalled': {
       const at = event.data.memoryIds.indexOf(subjectId);
       const score = at >= 0 ? ` (score ${event.data.scores[at]?.toFixed(3) ?? '-'})` : '';

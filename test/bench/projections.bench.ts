@@ -29,7 +29,6 @@ import { stampEvents } from '../../src/commands/decider.js';
 import { memoryCommandSchemas } from '../../src/commands/memory/commands.js';
 import {
   canonicalJson,
-  contentHash,
   createEmbeddingCache,
   createHashEmbeddingProvider,
   embedWithCache,
@@ -47,6 +46,7 @@ import { graphProjection } from '../../src/projections/graph.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
 import { toFtsQuery } from '../../src/projections/text/tokenizer.js';
 import { openTestEngine } from '../support/engine.js';
+import { embeddingCacheSecret } from '../../src/engine/embedding-cache.js';
 import { chunks, countRows, documentRow, expectRows, rawDocuments, rawSingle, type DocumentRow } from './core.bench.js';
 import { memoryInput, searchQueries, type MemoryInput } from './corpus.js';
 import { rawFtsCopy, rawVectorIndex, recallRows } from './recall.bench.js';
@@ -174,7 +174,7 @@ export async function buildLog(path: string, count: number): Promise<BuiltLog> {
   const began = process.hrtime.bigint();
   const db = openDatabase(path);
   const log = createSqliteEventLog(db);
-  const cache = createEmbeddingCache(db);
+  const cache = createEmbeddingCache(db, embeddingCacheSecret(db));
   const provider = createHashEmbeddingProvider();
   // Three threads: one derives the events, one embeds the texts, this one appends and fills the cache.
   const derive = eventsWorker();
@@ -236,7 +236,7 @@ export async function buildLog(path: string, count: number): Promise<BuiltLog> {
   for (const i of [0, 1, Math.floor(count / 2), count - 1]) {
     const text = memoryInput(i).text;
     const [expected] = await provider.embed([text]);
-    const cached = cache.get(fpKey, contentHash(text));
+    const cached = cache.get(fpKey, cache.keyOf(text));
     if (!expected || !cached || Buffer.compare(Buffer.from(expected.buffer), Buffer.from(cached.buffer)) !== 0) {
       throw new Error(`the cached vector of memory ${i} is not the provider's`);
     }
@@ -330,7 +330,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     progress(`  log: ${events} events in ${built.seconds.toFixed(1)} s`);
     expectRows(db, 'streams', memories, 'the built log');
     const provider = createHashEmbeddingProvider();
-    const cache = createEmbeddingCache(db);
+    const cache = createEmbeddingCache(db, embeddingCacheSecret(db));
     const log = createSqliteEventLog(db);
     const indexes = openIndexes({ db, log, dataDir, pageSize, provider, cache, hooks: {} });
     const perProjection: { name: string; timing: Timing }[] = [];

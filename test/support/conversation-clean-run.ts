@@ -34,7 +34,7 @@ export async function cleanRunDigests(run: CleanRun): Promise<{ conversations: s
   const db = openDatabase(':memory:');
   const log = createSqliteEventLog(db);
   const runner = createProjectionRunner({ db, log, projections: [conversationsProjection, sourcesProjection] });
-  const conversation: EventBody[] = run.messages.map((m) => ({ type: 'MessageRecorded', schemaVersion: 1, data: { sessionId, ...m } }));
+  const conversation: EventBody[] = run.messages.map((m) => ({ type: 'MessageRecorded', schemaVersion: 2, data: { sessionId, ...m } }));
   const memories: EventBody[] = [];
   const tasks = [...new Set(run.summaries.map((s) => s.taskId))];
   for (const taskId of tasks) {

@@ -18,7 +18,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       if (state.messages.some((m) => m.messageId === message.messageId)) {
         throw new DomainError('message_exists', `message ${message.messageId} is already in session ${sessionId}`);
       }
-      return [{ type: 'MessageRecorded', schemaVersion: 1, data: { sessionId, ...message, index: state.messages.length } }];
+      return [{ type: 'MessageRecorded', schemaVersion: 2, data: { sessionId, ...message, index: state.messages.length } }];
     }
     case 'ReconcileHistory':
       return rollBackTo(state, sessionId, keptCount(command, state), command.data.reason);
@@ -56,7 +56,10 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'CleanMessage': {
       const message = state.messages.find((m) => m.messageId === command.data.messageId);
       if (!message || message.content === command.data.content) return [];
-      return [{ type: 'MessageCleaned', schemaVersion: 1, data: { sessionId, messageId: message.messageId, index: message.index, senderId: message.senderId, content: command.data.content } }];
+      return [{
+        type: 'MessageCleaned', schemaVersion: 2,
+        data: { sessionId, messageId: message.messageId, index: message.index, senderId: message.senderId, userId: message.userId, content: command.data.content },
+      }];
     }
     default:
       return assertNever(command);

@@ -3,7 +3,6 @@ import type { EventBody } from '../../commands/decider.js';
 import type { EventLog } from '../../events/log/event-log.js';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { streams } from '../../events/streams.js';
-import { createEmbeddingCache } from '../../providers/embeddings/index.js';
 import type { Environment } from '../clock.js';
 import { recordEvent } from '../system-events.js';
 import { backupPaths, BackupError, checkBackup, readManifests, sha256File, writeManagedBackup, writeManifest, type BackupManifest } from './files.js';
@@ -82,19 +81,24 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
   }
 
   /**
-   * Erasure's step in every managed backup: the subject's keys are deleted there too (with
-   * secure_delete, then VACUUM), and the cache rows of its texts. The backups hold no read model,
-   * so no plaintext of the subject is left in them.
+   * Erasure's last step, in every managed backup: the subject's keys are deleted there too, and
+   * every cached vector the live cache no longer holds (the erased texts' among them: their keys
+   * cannot be computed once the texts read as erased), with secure_delete, then VACUUM. The backups
+   * hold no read model, so no plaintext of the subject is left in them. Idempotent.
    */
-  async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }, cacheKeys: readonly string[]): Promise<number> {
+  async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }): Promise<number> {
+    const live = new Set(deps.db.prepare("SELECT fingerprint || ' ' || content_hash FROM embedding_cache").pluck().all() as string[]);
     let shredded = 0;
     for (const m of readManifests(dir)) {
       const paths = backupPaths(dir, m.backupId);
       const copy = openDatabase(paths.db, { synchronous: 'FULL' });
       let keysDestroyed = 0;
       try {
+        copy.pragma('secure_delete = ON');
         keysDestroyed = copy.prepare('DELETE FROM subject_keys WHERE kind = ? AND subject_id = ?').run(subject.kind, subject.id).changes;
-        createEmbeddingCache(copy).forget([...cacheKeys]);
+        const rows = copy.prepare('SELECT fingerprint, content_hash AS hash FROM embedding_cache').all() as { fingerprint: string; hash: string }[];
+        const drop = copy.prepare('DELETE FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
+        copy.transaction(() => rows.filter((r) => !live.has(`${r.fingerprint} ${r.hash}`)).forEach((r) => drop.run(r.fingerprint, r.hash)))();
         copy.exec('VACUUM');
         copy.pragma('wal_checkpoint(TRUNCATE)');
         copy.pragma('journal_mode = DELETE');

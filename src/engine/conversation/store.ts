@@ -65,6 +65,10 @@ export function createConversationStore(log: EventLog) {
       if (!lock) sessionLocks.set(sessionId, (lock = createSerialExecutor()));
       return lock.run(work);
     },
+    /** Drops every cached session state (an erasure: cached messages may hold erased text); the next turn reads the log. */
+    forgetCached(): void {
+      cache.clear();
+    },
     /** Runs `work` alone among rollbacks, resets and summary commits. */
     withWriteLock: <T>(work: () => Promise<T>): Promise<T> => writeLock.run(work),
   };

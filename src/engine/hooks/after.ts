@@ -24,7 +24,7 @@ export async function afterLlmResponse(deps: HookDeps, input: unknown): Promise<
     const senderId = request.message.senderId ?? state.messages.at(-1)?.senderId ?? null;
     if (!isAllowed(deps.config, { ...request, senderId })) return { status: 'rejected', ...none };
     if (request.inReplyTo !== undefined && state.messages.at(-1)?.messageId !== request.inReplyTo) return { status: 'stale', ...none };
-    const { messageId } = await recordTurnMessage(deps, sessionId, 'assistant', request.message);
+    const { messageId } = await recordTurnMessage(deps, request, 'assistant', request.message);
     const context = { sessionId, chatType: request.chatType, userId: request.userId, personaId: request.personaId };
     return { status: 'ok', messageId, summaryTaskId: await deps.runner.maybeSchedule(context) };
   });

@@ -41,7 +41,7 @@ export async function beforeLlmRequest(deps: HookDeps, input: unknown): Promise<
       };
       rolledBack = rolledBackCount(await rollBack(deps.store, deps.memories, { type: 'ReconcileHistory', data, metadata: hookMetadata(deps) }));
     }
-    const { messageId, content, metadata } = await recordTurnMessage(deps, sessionId, 'user', request.message);
+    const { messageId, content, metadata } = await recordTurnMessage(deps, request, 'user', request.message);
     const recalled = await recallFor(deps, request, content);
     if (recalled.ran) await recordRecall(deps, { sessionId, messageId, cause: metadata }, recalled);
     const extraParts: ExtraContentPart[] = recalled.text ? [{ type: 'text', text: recalled.text }] : [];

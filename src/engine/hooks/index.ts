@@ -21,6 +21,11 @@ export function createConversationHooks(deps: HookDeps) {
         deps.runner.cancelSession(sessionId);
         await rollBack(deps.store, deps.memories, { type: 'ResetSession', data: { sessionId, reason }, metadata: hookMetadata(deps) });
       }),
+    /** Whether the session ever recorded a message (a reset of an unknown one is most often a typo). */
+    async knownSession(sessionId: string): Promise<boolean> {
+      await deps.catchUp();
+      return deps.conversations.session(sessionId) !== undefined;
+    },
     /**
      * Summarizes the backlog now, whatever the threshold: of one session, or of every session with
      * one; waits for the tasks. The turn's context is unknown here: no user or persona, and the chat

@@ -91,6 +91,12 @@ export function createSummaryRunner(deps: RunnerDeps) {
       for (const t of tracked.values()) if (t.status.sessionId === sessionId && t.status.state === 'running') t.controller.abort();
     },
     tasks: (): TaskStatus[] => [...tracked.values()].map((t) => t.status),
+    /** Cancels every running task and waits until each has settled (an erasure: a task holds messages in memory). */
+    async cancelAll(): Promise<void> {
+      const running = [...tracked.values()].filter((t) => t.status.state === 'running');
+      for (const t of running) t.controller.abort();
+      await Promise.all(running.map((t) => t.done));
+    },
     /**
      * A summary left pending by a process that stopped: its uncommitted memory (named after the
      * task) is forgotten and the compensation recorded, so the session can be summarized again.

@@ -67,7 +67,7 @@ export async function runSummaryTask(deps: SummaryTaskDeps, input: SummaryTaskIn
       const memoryId = segmentMemoryId(taskId, n);
       uncommitted = [memoryId];
       await deps.memories.write({
-        memoryId, text: summary.summary, importance: summary.importance, sessionId, personaId: context.personaId, userId: context.userId,
+        memoryId, text: summary.summary, importance: summary.importance, sessionId, personaId: context.personaId, userId: context.userId ?? userOf(segment),
         topics: summary.topics, keyFacts: summary.keyFacts, participants: summary.participants, sentiment: summary.sentiment,
         sources: segment.map((m) => sourceOf(sessionId, m)),
       });
@@ -94,6 +94,12 @@ export async function runSummaryTask(deps: SummaryTaskDeps, input: SummaryTaskIn
     if (signal.aborted || isStale(error)) return 'compensated';
     throw error;
   }
+}
+
+/** The host's user the segment's messages were recorded with, when they name one and only one (ADR 19). */
+function userOf(segment: readonly StoredMessage[]): string | null {
+  const users = new Set(segment.flatMap((m) => (m.userId === null ? [] : [m.userId])));
+  return users.size === 1 ? ([...users][0] as string) : null;
 }
 
 const chatTypeOf = (segment: readonly StoredMessage[]): SummaryRequest['chatType'] =>

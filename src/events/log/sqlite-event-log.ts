@@ -34,13 +34,22 @@ export interface SqliteEventLogOptions {
 export interface SqliteEventLog extends EventLog {
   /** Walks the whole log in pages and reports its first broken link, if any. */
   verifyChain(options?: VerifyChainOptions): Promise<ChainReport>;
-  /**
-   * Crypto-shredding (ADR 19): in one transaction, appends the event `record` builds from what the
-   * subject's key sealed, then deletes that key. Its content reads as erased from then on.
-   */
   /** Every stored event the subject's current key seals, opened (a scan of the log; for erasure). */
   sealedEvents(subject: SubjectRef): Promise<RecordedEvent[]>;
-  eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure) => { streamId: string; event: DomainEvent }): Promise<AppendResult & SubjectErasure>;
+  /**
+   * Crypto-shredding (ADR 19): in one transaction, calls `record` with what the subject's key sealed
+   * (it may change other tables of the store in the same transaction: the embedding cache), appends
+   * the event it returns at the revision it expects, then deletes the key. Its content reads as
+   * erased from then on; a failure anywhere changes nothing.
+   */
+  eraseSubject(subject: SubjectRef, record: (erasure: SubjectErasure & { sealed(): RecordedEvent[] }) => ErasureRecord): Promise<AppendResult & SubjectErasure>;
+}
+
+/** The event an erasure appends, and where. */
+export interface ErasureRecord {
+  readonly streamId: string;
+  readonly event: DomainEvent;
+  readonly expectedRevision?: ExpectedRevision;
 }
 
 /** The embedded log over an open database; the caller owns (and closes) the database. */
@@ -158,8 +167,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       const erase = db.transaction(() => {
         const keyId = keystore.currentKeyId(subject);
         const erasure: SubjectErasure = { subject, keyId, counts: countSealedUnder(db, keyId) };
-        const { streamId, event } = record(erasure);
-        const appended = appendTx(streamId, [validateNewEvent(event, 0)], 'any');
+        const sealed = (): RecordedEvent[] => (keyId === undefined ? [] : decodeRows(stmt.sealedUnder.all(keyId)));
+        const { streamId, event, expectedRevision } = record({ ...erasure, sealed });
+        const appended = appendTx(streamId, [validateNewEvent(event, 0)], expectedRevision ?? 'any');
         keystore.shred(subject);
         return { ...appended, ...erasure };
       });

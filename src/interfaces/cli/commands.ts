@@ -197,8 +197,12 @@ export const commands: Readonly<Record<string, Command>> = {
   'rebuild-graph': { run: rebuildGraph, summary: 'rebuild the graph, atom and graph entry vector projections' },
   erase: {
     run: erase,
-    summary: "destroy a subject's key: its content reads as erased (ADR 19)",
-    options: [...subjectOptions, opt.reason],
+    summary: "destroy a subject's key: its content reads as erased (ADR 19); --preview counts what it would shred",
+    options: [
+      ...subjectOptions, opt.reason,
+      { flags: '--force', description: 'record the erasure even when the subject has no data' },
+      { flags: '--preview', description: 'count what the erase would shred and write nothing (no --reason needed)' },
+    ],
   },
   backup: { run: backup, summary: 'copy the store file while it runs (never into the data dir)', args: ['<path>'], options: [opt.force] },
   verify: {

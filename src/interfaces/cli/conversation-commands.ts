@@ -23,6 +23,9 @@ const summarize: Handler = async (engine, inv, out) => {
 const reset: Handler = async (engine, inv, out) => {
   const sessionId = session(inv);
   if (!sessionId) throw new ValidationError('session', 'is required');
+  if (inv.flags.force !== true && !(await engine.conversation.knownSession(sessionId))) {
+    throw new ValidationError('session', `no session "${sessionId}" has recorded a message; --force records the reset anyway`);
+  }
   await engine.conversation.reset(sessionId, typeof inv.flags.reason === 'string' ? inv.flags.reason : 'reset from the command line');
   out.print({ sessionId, reset: true }, () => `reset session ${sessionId}: its messages and the memories summarized from them are gone`);
 };
@@ -42,6 +45,6 @@ const cleanup: Handler = async (engine, inv, out) => {
 /** The conversation commands of `lmem`. */
 export const conversationCommands: Readonly<Record<string, Command>> = {
   summarize: { run: summarize, summary: 'summarize the backlog now, at most n segments per session', args: ['[n]'], options: [opt.session] },
-  reset: { run: reset, summary: 'forget a session and the memories summarized from it', options: [{ ...opt.session, description: 'the session (required)' }, opt.reason] },
+  reset: { run: reset, summary: 'forget a session and the memories summarized from it', options: [{ ...opt.session, description: 'the session (required)' }, opt.reason, { flags: '--force', description: 'reset a session that recorded no message' }] },
   cleanup: { run: cleanup, summary: 'list (preview) or remove (exec) injection blocks older modes left in stored messages', args: ['[mode]'] },
 };

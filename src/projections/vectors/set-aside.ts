@@ -1,5 +1,5 @@
-import { existsSync, renameSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 
 /** A snapshot file that could not be trusted, moved aside (never deleted) and rebuilt from the log. */
@@ -37,6 +37,10 @@ export function createSetAsideLog(db: SqliteDatabase, now: () => Date) {
     file TEXT NOT NULL, moved_to TEXT, reason TEXT NOT NULL, at TEXT NOT NULL)`);
   const insert = db.prepare('INSERT INTO snapshot_set_asides (projection, generation, file, moved_to, reason, at) VALUES (?, ?, ?, ?, ?, ?)');
   const latest = db.prepare<[string, number], Row>('SELECT * FROM snapshot_set_asides WHERE projection = ? ORDER BY id DESC LIMIT ?');
+  // The newest record of that name: a name freed by a deletion is given to the next damaged copy.
+  const noteDeleted = db.prepare<[string]>(
+    "UPDATE snapshot_set_asides SET reason = reason || '; the copy was deleted by an erasure' WHERE id = (SELECT max(id) FROM snapshot_set_asides WHERE moved_to = ?)",
+  );
   return {
     /** Moves the damaged file aside and records why; a file that cannot be moved is recorded as such, and later overwritten. */
     setAside(projection: string, generation: number, path: string, reason: string): SetAsideSnapshot {
@@ -51,6 +55,20 @@ export function createSetAsideLog(db: SqliteDatabase, now: () => Date) {
       const entry: SetAsideSnapshot = { projection, generation, file: basename(path), movedTo: movedTo && basename(movedTo), reason: why, at: now().toISOString() };
       insert.run(projection, generation, entry.file, entry.movedTo, entry.reason, entry.at);
       return entry;
+    },
+    /**
+     * Deletes the set-aside copies of the snapshots named `<prefix>-g<n>.snap` in `dir`, noting it
+     * in their records: a damaged copy still holds the vectors and pending keys of its time, so an
+     * erasure may not leave it (ADR 19). Returns the files deleted.
+     */
+    shred(dir: string, prefix: string): string[] {
+      const copy = (name: string): boolean => name.startsWith(`${prefix}-g`) && /^\d+\.snap\.damaged-\d+$/.test(name.slice(prefix.length + 2));
+      const names = readdirSync(dir).filter(copy);
+      for (const name of names) {
+        rmSync(join(dir, name), { force: true });
+        noteDeleted.run(name);
+      }
+      return names;
     },
     /** The projection's most recent set-asides, newest first. */
     latest: (projection: string, limit = 5): SetAsideSnapshot[] =>

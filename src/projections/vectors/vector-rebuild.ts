@@ -11,6 +11,8 @@ export interface VectorRebuildOptions {
   readonly onProgress?: (progress: { checkpoint: bigint; head: bigint }) => void;
   /** Last word before the switch: the shadow's item ids checked against the documents, say. */
   readonly finalCheck?: (ids: ReadonlySet<string>) => string | null;
+  /** Start over: a shadow an older process left is dropped, not resumed (an erasure: it may hold erased vectors). */
+  readonly fresh?: boolean;
 }
 
 export interface VectorRebuildResult {
@@ -48,7 +50,12 @@ export const failureRatio = (gen: VectorGeneration): number => {
 /** Replays into a shadow index, persisting as it goes; switches only when few embeddings are missing. */
 export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
   const { name } = ctx;
-  const existing = ctx.generations.building(name);
+  const left = ctx.generations.building(name);
+  if (left && options.fresh) {
+    ctx.db.transaction(() => ctx.generations.setStatus(left, 'failed')).immediate();
+    ctx.remove(left.generation);
+  }
+  const existing = options.fresh ? undefined : left;
   const row = existing ?? ctx.db.transaction(() => ctx.generations.create(name, 1, 'building')).immediate();
   const gen = existing ? ctx.load(existing) : emptyGeneration(row.generation, ctx.source);
   const resumed = existing !== undefined;

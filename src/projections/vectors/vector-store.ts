@@ -172,6 +172,8 @@ export function createVectorStore(options: VectorStoreOptions) {
         },
         rebuildOptions,
       ),
+    /** Deletes this index's damaged snapshots set aside in its folder; returns their file names. */
+    shredSetAsides: (): string[] => setAsides.shred(options.dir, projectionName),
     close: async (): Promise<void> => {
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;

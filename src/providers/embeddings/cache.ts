@@ -1,8 +1,14 @@
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
-import { contentHash, EmbeddingProviderError, fingerprintKey, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
+import { EmbeddingProviderError, fingerprintKey, keyedContentHash, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
-/** Vectors by (fingerprintKey, contentHash of the truncated text); outside the log, so rebuilds keep it. */
+/**
+ * Vectors by (fingerprintKey, keyed hash of the truncated text); outside the log, so rebuilds keep
+ * it. The key is an HMAC under a store secret, so a row confirms no guessed text to anyone without
+ * the store, and an erasure deletes the rows of the erased texts (ADR 19).
+ */
 export interface EmbeddingCache {
+  /** The cache key of a text (already truncated for the provider). */
+  keyOf(text: string): string;
   get(fpKey: string, hash: string): Float32Array | undefined;
   /** The hits among `hashes`, keyed by hash. */
   getMany(fpKey: string, hashes: readonly string[]): Map<string, Float32Array>;
@@ -11,6 +17,8 @@ export interface EmbeddingCache {
   putMany(fpKey: string, entries: Iterable<readonly [hash: string, vector: Float32Array]>): void;
   /** Deletes these hashes under every fingerprint (erasure); returns how many rows went. */
   forget(hashes: readonly string[]): number;
+  /** How many rows `forget(hashes)` would delete. */
+  count(hashes: readonly string[]): number;
 }
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -32,14 +40,25 @@ export function bufferToVector(buffer: Buffer): Float32Array {
   return vector;
 }
 
-/** Opens (creating when missing) the `embedding_cache` table in the engine's database. */
-export function createEmbeddingCache(db: SqliteDatabase): EmbeddingCache {
+function ensureTable(db: SqliteDatabase): void {
   db.exec(`CREATE TABLE IF NOT EXISTS embedding_cache (
     fingerprint TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     vector BLOB NOT NULL,
     PRIMARY KEY (fingerprint, content_hash)
   ) WITHOUT ROWID`);
+}
+
+/** How many vectors the cache holds (creating the table when missing). */
+export function embeddingCacheRows(db: SqliteDatabase): number {
+  ensureTable(db);
+  return db.prepare('SELECT count(*) FROM embedding_cache').pluck().get() as number;
+}
+
+/** Opens (creating when missing) the `embedding_cache` table in the engine's database, keyed under `secret`. */
+export function createEmbeddingCache(db: SqliteDatabase, secret: Buffer): EmbeddingCache {
+  const keyOf = keyedContentHash(secret);
+  ensureTable(db);
   const getOne = db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
   const getIn = db.prepare<[string, string], { content_hash: string; vector: Buffer }>(
     'SELECT content_hash, vector FROM embedding_cache WHERE fingerprint = ? AND content_hash IN (SELECT value FROM json_each(?))',
@@ -48,12 +67,14 @@ export function createEmbeddingCache(db: SqliteDatabase): EmbeddingCache {
     'INSERT INTO embedding_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (fingerprint, content_hash) DO UPDATE SET vector = excluded.vector',
   );
   const remove = db.prepare<[string]>('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))');
+  const countIn = db.prepare<[string], number>('SELECT count(*) FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').pluck();
   const putAll = db.transaction((fpKey: string, entries: Iterable<readonly [string, Float32Array]>) => {
     for (const [hash, vector] of entries) upsert.run(fpKey, hash, vectorToBuffer(vector));
   });
   const pageSize = 500;
 
   return {
+    keyOf,
     get(fpKey, hash) {
       const row = getOne.get(fpKey, hash);
       return row ? bufferToVector(row.vector) : undefined;
@@ -76,6 +97,9 @@ export function createEmbeddingCache(db: SqliteDatabase): EmbeddingCache {
     },
     forget(hashes) {
       return hashes.length === 0 ? 0 : remove.run(JSON.stringify(hashes)).changes;
+    },
+    count(hashes) {
+      return hashes.length === 0 ? 0 : (countIn.get(JSON.stringify(hashes)) ?? 0);
     },
   };
 }
@@ -108,7 +132,7 @@ export async function embedWithCache(
   const fpKey = fingerprintKey(provider.fingerprint);
   const { dimension } = provider.fingerprint;
   const truncated = texts.map((text) => truncateForEmbedding(text, provider.maxInputChars));
-  const hashes = truncated.map(contentHash);
+  const hashes = truncated.map(cache.keyOf);
   const found = new Map([...cache.getMany(fpKey, hashes)].filter(([, v]) => dimension === null || v.length === dimension));
   const misses = new Map<string, string>();
   hashes.forEach((hash, i) => {

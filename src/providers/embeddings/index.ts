@@ -6,7 +6,7 @@ import type { EmbeddingProvider } from './provider.js';
 import { createUseLiteEmbeddingProvider, useLiteDefaults } from './use-lite.js';
 
 export * from './provider.js';
-export { createEmbeddingCache, embedWithCache, type EmbeddingCache, type EmbedWithCacheOptions, type EmbedWithCacheResult } from './cache.js';
+export { createEmbeddingCache, embedWithCache, embeddingCacheRows, type EmbeddingCache, type EmbedWithCacheOptions, type EmbedWithCacheResult } from './cache.js';
 export { createHashEmbeddingProvider, type HashProviderOptions } from './hash.js';
 export { createOpenAiEmbeddingProvider, type OpenAiEmbeddingProvider, type OpenAiProviderDeps, type OpenAiProviderOptions } from './openai.js';
 export { createUseLiteEmbeddingProvider, type UseLiteProviderOptions } from './use-lite.js';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, createSecretKey } from 'node:crypto';
 import type { z } from 'zod';
 import type { providerFingerprintSchema } from '../../events/system.js';
 import { ProviderError } from '../errors.js';
@@ -45,9 +45,18 @@ export function fingerprintKey(fp: ProviderFingerprint): string {
   return sha256(canonicalJson(fp));
 }
 
-/** sha256 hex of the text's UTF-8 bytes. */
+/**
+ * sha256 hex of the text's UTF-8 bytes: how cache rows were keyed before the keyed hash (ADR 19).
+ * Only the migration of such rows uses it now: anyone could confirm a guessed text against it.
+ */
 export function contentHash(text: string): string {
   return sha256(text);
+}
+
+/** HMAC-SHA256 hex of the text under a store secret: the cache key of an embedding (ADR 19). */
+export function keyedContentHash(secret: Buffer): (text: string) => string {
+  const key = createSecretKey(secret);
+  return (text) => createHmac('sha256', key).update(text, 'utf8').digest('hex');
 }
 
 /** The first `maxInputChars` UTF-16 code units, never splitting a surrogate pair. */

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../events/errors.js';
 import type { RecordedEvent } from '../../events/log/event-log.js';
+import { derivedSubjects, memorySubjects, messageSubjects, namesSubject, type SubjectRef } from '../../events/subjects.js';
 
 /** Whose data an export holds: one user, session or persona, or everything. */
 export type ComplianceSubject =
@@ -18,9 +19,11 @@ export function parseSubject(options: { user?: string; session?: string; persona
 }
 
 /**
- * Which memories, atoms and messages belong to the subject, decided as the log is read in order:
- * a memory at its MemoryWritten (its scope, or a source message of the subject), an atom or graph
- * entry by its memory (or its own scope), a message at its MessageRecorded. Only ids are kept.
+ * Which memories, atoms and messages belong to the subject, decided as the log is read in order,
+ * by the subjects the sealing keys each event under (`src/events/subjects.ts`): a memory at its
+ * MemoryWritten (its scope, or a session or sender of a source message), an atom or graph entry by
+ * its memory (or its own scope), a message at its MessageRecorded (session, sender, or the turn's
+ * user). Only ids are kept.
  */
 export function createSubjectFilter(subject: ComplianceSubject) {
   const memories = new Set<string>();
@@ -30,27 +33,26 @@ export function createSubjectFilter(subject: ComplianceSubject) {
   const live = new Map<string, Set<string>>();
   const all = subject.kind === 'all';
   const is = (kind: ComplianceSubject['kind'], id: string | null | undefined): boolean => subject.kind === kind && id === subject.id;
-  const scoped = (d: { sessionId?: string | null; personaId?: string | null; userId?: string | null }): boolean =>
-    all || is('session', d.sessionId) || is('persona', d.personaId) || is('user', d.userId);
+  // The same subjects the sealing keys an event under: an export lists what an erasure of the subject shreds.
+  const one = subject.kind === 'all' ? null : subject;
+  const names = (subjects: readonly SubjectRef[]): boolean => one === null || namesSubject(subjects, one);
 
   /** Takes the event's new members in; true when the event concerns the subject. */
   function admit(e: RecordedEvent): boolean {
     switch (e.type) {
-      case 'MemoryWritten': {
-        const fromSubject = e.data.sources.some((s) => is('session', s.sessionId) || is('user', s.senderId));
-        if (scoped(e.data) || fromSubject) memories.add(e.data.memoryId);
+      case 'MemoryWritten':
+        if (names(memorySubjects(e.data))) memories.add(e.data.memoryId);
         return memories.has(e.data.memoryId);
-      }
       case 'AtomExtracted':
-        if (scoped(e.data) || memories.has(e.data.memoryId)) atoms.add(e.data.atomId);
+        if (names(derivedSubjects(e.data)) || memories.has(e.data.memoryId)) atoms.add(e.data.atomId);
         return atoms.has(e.data.atomId);
       case 'AtomReinforced':
       case 'AtomStateChanged':
         return atoms.has(e.data.atomId);
       case 'GraphEntriesLinked':
-        return scoped(e.data) || memories.has(e.data.memoryId);
+        return names(derivedSubjects(e.data)) || memories.has(e.data.memoryId);
       case 'MessageRecorded':
-        if (all || is('session', e.data.sessionId) || is('user', e.data.senderId)) {
+        if (names(messageSubjects(e.data))) {
           messages.add(e.data.messageId);
           live.set(e.data.sessionId, (live.get(e.data.sessionId) ?? new Set()).add(e.data.messageId));
         }

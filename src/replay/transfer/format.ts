@@ -62,20 +62,23 @@ export function toNativeMemory(doc: MemoryDocument): NativeMemory & { memoryId: 
   };
 }
 
+/** Live memories only: a forgotten or erased one (ADR 19) is not exported, nor imported again as "[erased]". */
+const exported = (d: MemoryDocument): boolean => d.status === 'active' || d.status === 'archived';
+
 /** The native JSON export of live (active or archived) memories. */
 export function nativeExport(docs: readonly MemoryDocument[], exportedAt: string) {
   return {
     format: nativeFormat,
     version: nativeVersion,
     exportedAt,
-    memories: docs.filter((d) => d.status !== 'forgotten').map(toNativeMemory),
+    memories: docs.filter(exported).map(toNativeMemory),
   };
 }
 
 /** The same memories as CSV, through the shared formula-escaping writer. */
 export function csvExport(docs: readonly MemoryDocument[]): string {
   const rows = docs
-    .filter((d) => d.status !== 'forgotten')
+    .filter(exported)
     .map(toNativeMemory)
     .map((m) => csvColumns.map((c) => {
       const v = m[c];

@@ -1,14 +1,9 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
 import type { SqliteDatabase } from '../sqlite-database.js';
+import type { SubjectRef } from '../../subjects.js';
 import { deriveDataKey } from './cipher.js';
 
-export type SubjectKind = 'user' | 'session' | 'persona' | 'memory' | 'stream';
-
-/** Whose content an event holds: erasing any one of an event's subjects makes its content unreadable. */
-export interface SubjectRef {
-  readonly kind: SubjectKind;
-  readonly id: string;
-}
+export type { SubjectKind, SubjectRef } from '../../subjects.js';
 
 /**
  * Subject keys in `subject_keys`, beside the log but outside it: the log's rows (and its hash

@@ -1,4 +1,4 @@
-import type { SubjectRef } from './keystore.js';
+import { derivedSubjects, memorySubjects, messageSubjects, type SubjectRef } from '../../subjects.js';
 
 type Data = Record<string, unknown>;
 
@@ -22,27 +22,6 @@ export interface SealSpec {
 /** The text an erased content field reads as. */
 export const erasedText = '[erased]';
 
-const id = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
-
-function scoped(data: Data, kinds: readonly ['user' | 'session' | 'persona', string][]): SubjectRef[] {
-  // A plain loop: this runs for every sealed event of every append.
-  const out: SubjectRef[] = [];
-  for (const [kind, field] of kinds) {
-    const value = id(data[field]);
-    if (value !== null) out.push({ kind, id: value });
-  }
-  return out;
-}
-
-/** A memory's own subjects, or the memory itself when it has none (then only its own key seals it). */
-function memorySubjects(data: Data): SubjectRef[] {
-  const own = scoped(data, [['user', 'userId'], ['session', 'sessionId'], ['persona', 'personaId']]);
-  const memoryId = id(data['memoryId']);
-  return own.length > 0 || memoryId === null ? own : [{ kind: 'memory', id: memoryId }];
-}
-
-const sessionAndPersona = (data: Data): SubjectRef[] => scoped(data, [['session', 'sessionId'], ['persona', 'personaId']]);
-const messageSubjects = (data: Data): SubjectRef[] => scoped(data, [['session', 'sessionId'], ['user', 'senderId']]);
 const memoryLabels = { topics: [], keyFacts: [], participants: [], sentiment: null };
 
 /** Every event type that carries free text, by name; the conversation's fields are sealed by name too. */
@@ -56,8 +35,8 @@ export const sealSpecs: ReadonlyMap<string, SealSpec> = new Map([...new Map<stri
       ofMemory: true,
     },
   ],
-  ['AtomExtracted', { fields: { content: erasedText, entities: [] }, subjects: sessionAndPersona, ofMemory: true }],
-  ['GraphEntriesLinked', { fields: { entries: [], nodes: [], edges: [] }, subjects: sessionAndPersona, ofMemory: true }],
+  ['AtomExtracted', { fields: { content: erasedText, entities: [] }, subjects: derivedSubjects, ofMemory: true }],
+  ['GraphEntriesLinked', { fields: { entries: [], nodes: [], edges: [] }, subjects: derivedSubjects, ofMemory: true }],
   ['MessageRecorded', { fields: { content: erasedText, senderName: null }, subjects: messageSubjects }],
   ['MessageCleaned', { fields: { content: erasedText }, subjects: messageSubjects }],
 ]).entries()].map(([type, spec]) => [type, { ...spec, paths: Object.keys(spec.fields), pathList: Object.keys(spec.fields).join(','), pathsJson: JSON.stringify(Object.keys(spec.fields)) }]));

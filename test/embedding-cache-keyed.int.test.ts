@@ -1,0 +1,71 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { contentHash, createEmbeddingCache, keyedContentHash } from '../src/providers/embeddings/index.js';
+import { openDatabase } from '../src/events/log/sqlite-database.js';
+import { embeddedTexts } from '../src/engine/embedding-cache.js';
+import { controllableProvider, openTestEngine, tempDir } from './support/engine.js';
+
+const texts = ['Ann drinks green tea every morning', 'Ben repairs bicycles in Osaka'];
+let temp: ReturnType<typeof tempDir> | undefined;
+afterEach(() => temp?.remove());
+
+/** The cache rows of a closed store, read straight from its file. */
+function rows(dir: string): { content_hash: string }[] {
+  const db = new Database(join(dir, 'livingmemory.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT content_hash FROM embedding_cache').all() as { content_hash: string }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('the embedding cache is keyed by an HMAC under a store secret', () => {
+  it('keys no row by the plain sha256 of a text, and another secret gives other keys', async () => {
+    temp = tempDir();
+    const engine = await openTestEngine(temp.dir);
+    for (const text of texts) await engine.writeMemory({ text });
+    await engine.close();
+    const keys = new Set(rows(temp.dir).map((r) => r.content_hash));
+    expect(keys.size).toBeGreaterThanOrEqual(texts.length);
+    for (const text of texts) expect(keys.has(contentHash(text))).toBe(false);
+    const a = createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 1));
+    expect(a.keyOf('tea')).toBe(keyedContentHash(Buffer.alloc(32, 1))('tea'));
+    expect(a.keyOf('tea')).not.toBe(keyedContentHash(Buffer.alloc(32, 2))('tea'));
+    expect(a.keyOf('tea')).not.toBe(contentHash('tea'));
+  });
+
+  it('rekeys an older store unsalted rows for the texts of its log, drops the others, and embeds nothing again', async () => {
+    temp = tempDir();
+    const engine = await openTestEngine(temp.dir);
+    for (const text of texts) await engine.writeMemory({ text });
+    const cached = [...new Set((await engine.log.readAll()).flatMap(embeddedTexts))];
+    await engine.close();
+    // Turn the store into one written before the keyed cache: sha256 keys, no secret, plus a row of a text no event holds.
+    const db = new Database(join(temp.dir, 'livingmemory.db'));
+    const secret = db.prepare("SELECT value FROM store_secrets WHERE name = 'embedding-cache-hmac'").pluck().get() as Buffer;
+    const keyed = keyedContentHash(secret);
+    const fp = db.prepare('SELECT fingerprint FROM embedding_cache LIMIT 1').pluck().get() as string;
+    expect(new Set(db.prepare('SELECT content_hash FROM embedding_cache').pluck().all())).toEqual(new Set(cached.map(keyed)));
+    db.prepare("DELETE FROM store_secrets WHERE name = 'embedding-cache-hmac'").run();
+    for (const text of cached) db.prepare('UPDATE embedding_cache SET content_hash = ? WHERE content_hash = ?').run(contentHash(text), keyed(text));
+    db.prepare('INSERT INTO embedding_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?)').run(fp, contentHash('zqorphan text'), Buffer.alloc(128));
+    db.close();
+
+    const { provider, control } = controllableProvider();
+    const reopened = await openTestEngine(temp.dir, { embeddingProvider: provider });
+    const found = await reopened.recall({ query: 'green tea', scope: { mode: 'global' } });
+    expect(found.memories[0]?.text).toBe(texts[0]);
+    await reopened.indexes.vectors.rebuild();
+    await reopened.indexes.graphVectors.rebuild();
+    // The query only: every vector of the rebuilds came from the rekeyed cache.
+    expect(control.embedded).toBe(1);
+    expect(reopened.indexes.vectors.pending().size + reopened.indexes.graphVectors.pending().size).toBe(0);
+    await reopened.close();
+    const newSecret = new Database(join(temp.dir, 'livingmemory.db'), { readonly: true });
+    const rekeyed = keyedContentHash(newSecret.prepare("SELECT value FROM store_secrets WHERE name = 'embedding-cache-hmac'").pluck().get() as Buffer);
+    newSecret.close();
+    // Exactly the log's texts, under the new secret's keys; the orphan and every plain sha256 are gone.
+    expect(new Set(rows(temp.dir).map((r) => r.content_hash))).toEqual(new Set(cached.map(rekeyed)));
+  });
+});
