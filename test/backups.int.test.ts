@@ -95,11 +95,25 @@ describe('managed backups', () => {
     expect(reasons).toContain('before-erase');
     const shredded = (await engine.log.readStream('system-backups')).filter((e) => e.type === 'BackupShredded');
     expect(shredded.length).toBe(engine.backups.list().length);
+    const cacheRows = (path: string): string[] => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.prepare(`SELECT fingerprint || ' ' || content_hash FROM embedding_cache ORDER BY 1`).pluck().all() as string[];
+      } finally {
+        db.close();
+      }
+    };
+    const live = cacheRows(join(dir, 'livingmemory.db'));
     for (const b of engine.backups.list()) {
-      const db = new Database(backupPaths(engine.backups.dir, b.backupId).db, { readonly: true });
+      const path = backupPaths(engine.backups.dir, b.backupId).db;
+      const db = new Database(path, { readonly: true });
       expect(db.prepare(`SELECT count(*) AS n FROM subject_keys WHERE kind = 'user' AND subject_id = 'alice'`).get()).toEqual({ n: 0 });
       db.close();
+      // Alice's text's vector went from the live cache, and from the backups too; Bob's stays.
+      expect(cacheRows(path)).toEqual(live);
     }
+    const finished = (await engine.log.readStream('system-erasures')).filter((e) => e.type === 'ErasureStepCompleted').map((e) => (e.data as { step: string }).step);
+    expect(finished.at(-1)).toBe('shred-managed-backups');
     await engine.restoreBackup(old.backupId);
     engine = await open();
     const texts = engine.documents.list().map((d) => [d.text, d.status]);
