@@ -9,7 +9,7 @@ import { filesUnder, lmemIn, markersIn } from '../support/erasure-scan.js';
 
 // Issue 11's fault suite, erasure part: a real `lmem erase` SIGKILLed at every step of the process.
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => dirs.forEach((dir) => [dir, `${dir}-backups`].forEach((d) => rmSync(d, { recursive: true, force: true }))));
 
 const words = ['violin', 'Osaka', 'green tea', 'jazz', '咖啡'];
 
@@ -46,9 +46,12 @@ function expectFinished(dataDir: string): void {
     { type: 'SubjectErased' },
     { type: 'ErasureStepCompleted', step: 'rebuild-read-models' },
     { type: 'ErasureStepCompleted', step: 'scrub-store-file' },
+    { type: 'ErasureStepCompleted', step: 'shred-managed-backups' },
     { type: 'ErasureFinished' },
   ]);
   expect(markersIn(filesUnder(dataDir), ['zqtina'])).toEqual({});
+  // The managed backups beside the data dir (the one taken before the erase among them) are shredded too (ADR 29).
+  expect(markersIn(filesUnder(`${dataDir}-backups`), ['zqtina'])).toEqual({});
   const omar = JSON.parse(lmem(['search', 'zqomar1', '--json']).stdout) as { memories: { text: string }[] };
   expect(omar.memories.map((m) => m.text)).toContain('Omar plays Osaka with zqomar1 on Sundays');
 }
@@ -56,7 +59,7 @@ function expectFinished(dataDir: string): void {
 // Every boundary of the process: after a step's record, and after a step's work but before its record.
 const pausePoints = [
   'started', 'destroy-key', 'rebuild-read-models:midway', 'rebuild-read-models:unmarked', 'rebuild-read-models',
-  'scrub-store-file:unmarked', 'scrub-store-file',
+  'scrub-store-file:unmarked', 'scrub-store-file', 'shred-managed-backups:unmarked', 'shred-managed-backups',
 ];
 
 describe('an erasure killed at any step is finished on the next open, before any read', () => {
