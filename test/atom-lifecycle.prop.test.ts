@@ -71,7 +71,7 @@ function modelOf(events: readonly RecordedEvent[]): Map<string, ModelAtom> {
 async function play(engine: MemoryEngine, env: ReturnType<typeof manualEnvironment>, steps: readonly Step[]): Promise<void> {
   const ids: string[] = [];
   for (const s of steps) {
-    if (s.kind === 'write') ids.push((await engine.writeMemory({ text: texts[s.text], importance: s.importance })).memoryId);
+    if (s.kind === 'write') ids.push((await engine.writeMemory({ text: texts[s.text] as string, importance: s.importance })).memoryId);
     else if (s.kind === 'days') {
       env.advance(s.n * dayMs);
       await engine.lifecycle.catchUp();

@@ -14,7 +14,7 @@ type Memory = Pick<
  * extracts again. A statement already held as a live atom in the same scope reinforces it, and
  * wakes it when it was dormant (ADR 29).
  */
-export function deriveEvents(memory: Memory, now: string, newId: () => string, atoms: AtomQueries): DerivedEvent[] {
+export function deriveEvents(memory: Memory, now: string, newId: () => string, atoms: Pick<AtomQueries, 'withKey'>): DerivedEvent[] {
   const graph: DerivedEvent = { type: 'GraphEntriesLinked', schemaVersion: 1, data: extractGraph(memory) };
   const scope = { sessionId: memory.sessionId, personaId: memory.personaId };
   const derived: DerivedEvent[] = [graph];

@@ -21,6 +21,7 @@ import { createTransfer } from './transfer.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
+import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
@@ -33,8 +34,10 @@ import { accessAtomEvents } from './lifecycle/access.js';
 import type { Migration } from './migrations.js';
 import { packageVersion } from './version.js';
 import { createExtractiveSummarizer } from '../providers/llm/index.js';
+import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
+export type * from './inputs.js';
 export { engineProjections } from './indexes.js';
 
 export interface EngineOptions {
@@ -81,11 +84,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
+  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx, extra) => write(type, input, ctx, extra).finally(() => recall.invalidate());
   const transfer = createTransfer({
-    log, env, indexes, provider, cache, write: run, defaultActor: config.actor, beforeImport: async () => void (await backups.take('before-import')),
+    log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
+    beforeImport: async () => void (await backups.take('before-import')),
   });
   const outputs = createOutputs(config);
   const maintenance = createMaintenance({
@@ -119,6 +123,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     },
     quiesce: () => summaries.cancelAll(),
   }, [...defaultErasureSteps, shredBackupsStep(backups)]);
+  const eraseWithBackup = backupBeforeErase(erasure, backups);
   // An erasure a killed process left part-way is finished before anything reads the store.
   await erasure.resumeErasures();
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
@@ -126,9 +131,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   let ready = false;
   const conversation = createConversationHooks({
     store: conversations, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
-    config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
+    config: config.conversation, limits: config.limits, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
-  await summaries.recoverInterrupted();
+  // With conversations or documents stopped at an event (ADR 23), recovery waits for their rebuild; the store still opens.
+  await summaries.recoverInterrupted().catch((error: unknown) => {
+    if (!(error instanceof ProjectionFailedError)) throw error;
+  });
   const lifecycle = createLifecycle({
     log, env, indexes, provider, cache, settings: config.lifecycle, backups, dailyBackup: config.backups.daily, write: run,
     // Consolidation needs a summarizer even where conversations have none: the offline extractive one.
@@ -160,16 +168,16 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     documents: indexes.documents,
     maintenance,
     provider,
-    writeMemory: (input: unknown, ctx: CallContext = {}) =>
+    writeMemory: (input: WriteMemoryInput, ctx: CallContext = {}) =>
       run('WriteMemory', typeof input === 'object' && input !== null && !('memoryId' in input) ? { memoryId: env.newId(), ...input } : input, ctx),
-    updateMemory: (memoryId: string, changes: unknown, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),
+    updateMemory: (memoryId: string, changes: MemoryChangesInput, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
     /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
-    eraseSubject: backupBeforeErase(erasure, backups),
+    eraseSubject: (input: EraseInput, ctx: CallContext = {}) => eraseWithBackup(input, ctx),
     /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
-    previewErasure: erasure.previewErasure,
+    previewErasure: (input: ErasePreviewInput) => erasure.previewErasure(input),
     /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
     backup: (path: string, options: { force?: boolean } = {}) =>
       takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),
@@ -182,7 +190,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** The guard of every output path (ADR 24). */
     outputs,
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
-    recall: recall.recall,
+    recall: (input: RecallInput) => recall.recall(input),
     flushAccess: () => access.flush(),
     /** Audit trail of a memory or atom (`history`), the store at a past point (`at`), and `diff` between two points. */
     ...replay,

@@ -2,6 +2,7 @@ import { isLegalAtomTransition } from '../events/atom.js';
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { Projection, ProjectionTx } from './projection.js';
+import { punctuation, without } from './text/chars.js';
 import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
 
 /**
@@ -11,7 +12,7 @@ import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
  * changing it means bumping this projection's version.
  */
 export function atomKey(content: string): string {
-  return content.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, '');
+  return without(content.normalize('NFKC').toLowerCase(), punctuation);
 }
 
 /** Times are stored as UTC `...Z` strings so that string order is time order. */

@@ -13,6 +13,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { runCoreBench } from './core.bench.js';
+import { runDoorsBench } from './doors.bench.js';
 import { runProjectionsBench } from './projections.bench.js';
 import { runLifecycleBench } from './lifecycle.bench.js';
 import { printCombinedReport } from './report.js';
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
   const core = await runCoreBench();
   progress('projections benchmark');
   const projections = await runProjectionsBench();
+  progress('doors benchmark');
+  const doors = await runDoorsBench();
   progress('lifecycle benchmark');
   const lifecycle = await runLifecycleBench();
   const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' ');
@@ -38,7 +41,7 @@ async function main(): Promise<void> {
       loadAverageAtEnd: load(loadavg()),
       totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
     },
-    sections: { core, projections, lifecycle },
+    sections: { core, projections, doors, lifecycle },
   });
 }
 
