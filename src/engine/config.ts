@@ -7,6 +7,8 @@ import { conversationConfigSchema } from './conversation/config.js';
 import { llmConfigSchema } from '../providers/llm/index.js';
 import { rerankConfigSchema } from '../providers/rerank.js';
 import { lifecycleSettingsSchema } from '../commands/lifecycle/settings.js';
+import { defaultLogConfig, logConfigSchema } from './log-config.js';
+import { parseTokenList, serverConfigSchema } from './server-config.js';
 
 /**
  * Managed backups (ADR 29): the engine's own copies, in `dir` (default `<dataDir>-backups`, beside the data dir),
@@ -19,7 +21,6 @@ export const backupsConfigSchema = z
     daily: z.boolean().default(false),
   })
   .strict();
-import { parseTokenList, serverConfigSchema } from './server-config.js';
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z
@@ -41,6 +42,7 @@ export const configSchema = z
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
     lifecycle: lifecycleSettingsSchema.default(lifecycleSettingsSchema.parse({})),
     backups: backupsConfigSchema.default(backupsConfigSchema.parse({})),
+    log: logConfigSchema.default(defaultLogConfig),
     server: serverConfigSchema.default(serverConfigSchema.parse({})),
     /** What a command accepts (ADR 23): texts over these are refused before anything is appended. */
     limits: limitsSchema.default(defaultLimits),
@@ -75,6 +77,8 @@ const envKeys: Readonly<Record<string, EnvKey>> = {
   LIVINGMEMORY_DECAY_HOUR: { path: ['lifecycle', 'decay', 'hour'], numeric: true },
   LIVINGMEMORY_DECAY_TIME_ZONE: { path: ['lifecycle', 'decay', 'timeZone'] },
   LIVINGMEMORY_BACKUPS_DIR: { path: ['backups', 'dir'] },
+  LIVINGMEMORY_LOG_KIND: { path: ['log', 'kind'] },
+  LIVINGMEMORY_EVENTSTORE_URL: { path: ['log', 'eventstoredb', 'connectionString'] },
   LIVINGMEMORY_API_TOKENS: { path: ['server', 'tokens'], parse: parseTokenList },
   LIVINGMEMORY_SERVER_HOST: { path: ['server', 'host'] },
   LIVINGMEMORY_SERVER_PORT: { path: ['server', 'port'], numeric: true },

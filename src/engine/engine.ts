@@ -27,8 +27,11 @@ import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
+import { embeddingPrefill } from './embedding-prefill.js';
+import { engineStatus } from './status.js';
+import { joinSharedLog, notingErasures, type SharedLog } from './shared-log.js';
 import { backupsDirOf, openStore } from './backups/open-store.js';
-import { putBackupInPlace } from './backups/restore.js';
+import { restoreManagedBackup } from './backups/restore.js';
 import { createLifecycle } from './lifecycle/index.js';
 import { accessAtomEvents } from './lifecycle/access.js';
 import type { Migration } from './migrations.js';
@@ -55,6 +58,8 @@ export interface EngineOptions {
    * conversations and recalls, but schedules no summaries.
    */
   readonly llmProvider?: LlmProvider | null;
+  /** On a shared log (log.kind eventstoredb), keep the read models live by subscription (default true). */
+  readonly follow?: boolean;
   /** Run the lifecycle scheduler (missed ticks, then daily); default `lifecycle.scheduler`. */
   readonly scheduler?: boolean;
   /** The package version compared with the last open's (tests); default this package's. */
@@ -63,19 +68,24 @@ export interface EngineOptions {
   readonly migrations?: readonly Migration[];
 }
 
-/** Opens the embedded engine: one SQLite file with the log and every projection, caught up. */
+/**
+ * Opens the engine: one SQLite file with every projection, caught up, and the log in the same file
+ * or, with `log.kind: eventstoredb`, in EventStoreDB shared with other nodes (ADR 27).
+ */
 export async function createMemoryEngine(config: Config, options: EngineOptions = {}) {
   const env = options.env ?? systemEnvironment;
-  const store = await openStore(config, {
+  const opened = await openStore(config, {
     env, packageVersion: options.packageVersion ?? packageVersion(), ...(options.migrations ? { migrations: options.migrations } : {}),
   });
-  const { db, log, backups } = store;
+  const { db, log, shared, lockedHead, backups } = opened;
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
   const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
+    ...(lockedHead ? { lockedHead } : {}), ...(shared ? { vectorLog: embeddingPrefill(log, provider, cache) } : {}),
   });
+  const startedEmpty = indexes.appliedPosition() === 0n;
   await indexes.catchUp();
   // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
   if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
@@ -84,7 +94,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits });
+  const write = createWritePath({
+    log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits,
+    readYourWritesTimeoutMs: config.log.eventstoredb.readYourWritesTimeoutMs,
+  });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx, extra) => write(type, input, ctx, extra).finally(() => recall.invalidate());
   const transfer = createTransfer({
@@ -110,27 +123,34 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
       }),
     exists: (memoryId) => indexes.documents.get(memoryId) !== undefined,
   };
-  const conversations = createConversationStore(log);
+  const store = createConversationStore(log);
   const llm = options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider;
   const summaries = createSummaryRunner({
-    store: conversations, conversations: indexes.conversations, llm, memories, env, config: config.conversation, actor: 'system:summarizer',
+    store, conversations: indexes.conversations, llm, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
-  const erasure = createErasure({
+  let sharing: SharedLog | null = null;
+  const erasureDeps = {
     db, log, env, indexes, provider, cache, defaultActor: config.actor,
     invalidate: () => {
       recall.invalidate();
-      conversations.forgetCached();
+      store.forgetCached();
     },
     quiesce: () => summaries.cancelAll(),
-  }, [...defaultErasureSteps, shredBackupsStep(backups)]);
+  };
+  // On a shared log, this node's own erasures are noted before they are recorded: its follower leaves them alone.
+  const erasure = createErasure(
+    { ...erasureDeps, log: shared ? notingErasures(log, (id) => sharing?.erasing(id)) : log },
+    [...defaultErasureSteps, shredBackupsStep(backups)],
+  );
   const eraseWithBackup = backupBeforeErase(erasure, backups);
   // An erasure a killed process left part-way is finished before anything reads the store.
   await erasure.resumeErasures();
+  if (shared) sharing = await joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
   let ready = false;
   const conversation = createConversationHooks({
-    store: conversations, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
+    store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
     config: config.conversation, limits: config.limits, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
   // With conversations or documents stopped at an event (ADR 23), recovery waits for their rebuild; the store still opens.
@@ -151,6 +171,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     closed = true;
     ready = false;
     await lifecycle.close(config.conversation.shutdownTimeoutMs);
+    await sharing?.stop();
     await summaries.close(config.conversation.shutdownTimeoutMs);
     await maintenance.cancel();
     await access.flush();
@@ -204,16 +225,11 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     beforeLlmRequest: conversation.beforeLlmRequest,
     /** After an LLM call: record the reply, schedule a background summary at the threshold. */
     afterLlmResponse: conversation.afterLlmResponse,
-    async status() {
-      return {
-        headPosition: await log.headPosition(),
-        projections: indexes.runner.status(),
-        vectors: indexes.vectors.status(),
-        graphVectors: indexes.graphVectors.status(),
-        maintenance: maintenance.status(),
-        lifecycle: lifecycle.status(),
-      };
-    },
+    /** Records the shared log's digest up to its head (ADR 27); null on the SQLite log, whose chain links every row. */
+    anchorLog: async () => (shared ? shared.anchor() : null),
+    /** Resolves when the follower of a shared log has applied what it has seen (tests). */
+    settled: async (): Promise<void> => sharing?.idle(),
+    status: () => engineStatus({ log, env, indexes, provider, maintenance, lifecycle, sharing: () => sharing }),
     /** Stops the lifecycle scheduler first, then everything else; a second call does nothing. */
     close,
     /** Decay ticks, consolidation and their scheduler (ADR 29). */
@@ -223,13 +239,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /**
      * Puts a managed backup in the store's place: checks it, backs up the store as it is, closes
      * the engine, swaps the files and records BackupRestored. The next open replays the read models.
+     * Not on a shared log: its log is restored on the EventStoreDB server (docs/deploy.md).
      */
-    async restoreBackup(backupId: string) {
-      const backup = await backups.verify(backupId);
-      const safety = await backups.take('before-restore');
-      await close();
-      return putBackupInPlace({ storeFile: store.storeFile, vectorsDir: store.vectorsDir, backupsDir: backupsDirOf(config) }, backup, safety.backupId, env);
-    },
+    restoreBackup: (backupId: string) =>
+      restoreManagedBackup({ shared: shared !== null, backups, close, env, storeFile: opened.storeFile, vectorsDir: opened.vectorsDir, backupsDir: backupsDirOf(config) }, backupId),
   };
 }
 

@@ -17,7 +17,6 @@ export interface UnsettledOriginal {
   readonly retention: 'archive' | 'forget';
 }
 
-/** Reads the lifecycle projection: ticks done, consolidations not settled yet. */
 /** What the lifecycle reads of an active memory: its decay inputs, its age and scope. */
 export interface LifecycleMemory {
   readonly memoryId: string;

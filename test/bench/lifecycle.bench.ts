@@ -85,7 +85,9 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     let rows: { memoryId: string; importance: number; accessCount: number }[] = [];
     let ours: Timing;
     try {
-      rows = engine.indexes.lifecycle.activeMemories(at.toISOString());
+      // What the tick decays: the active memories below `protectAbove` (the corpus has some at 1, left alone).
+      const { protectAbove } = loadConfig({}).lifecycle.decay;
+      rows = engine.indexes.lifecycle.activeMemories(at.toISOString()).filter((r) => r.importance < protectAbove);
       progress(`  tick over ${rows.length} memories`);
       ours = await timed(async () => (receipt = await engine.lifecycle.tick(at)));
     } finally {

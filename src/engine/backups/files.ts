@@ -7,12 +7,12 @@ import { verifyHashChain } from '../../events/log/verify-chain.js';
 import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';
 
 /**
- * The tables a managed backup keeps: the log, its keys, the store's secrets and meta, and the
- * embedding cache (vectors, no text). Everything else is a read model, rebuilt from the log on
+ * The tables a managed backup keeps: the log, its keys, the store's secrets and meta, the
+ * embedding cache (vectors, no text) and the remote erasures this node has applied (ids only). Everything else is a read model, rebuilt from the log on
  * restore, so an erasure never has plaintext to chase in a backup (ADR 29). A table added later
  * that is not derived from the log must be named here.
  */
-export const keptTables: readonly string[] = ['events', 'streams', 'subject_keys', 'store_secrets', 'store_meta', 'embedding_cache'];
+export const keptTables: readonly string[] = ['events', 'streams', 'subject_keys', 'store_secrets', 'store_meta', 'embedding_cache', 'erasures_applied'];
 
 /** What `<id>.json` says about `<id>.db`. */
 export interface BackupManifest {
@@ -108,6 +108,18 @@ export async function checkBackup(path: string, position: bigint): Promise<{ cha
 
 export async function writeManifest(path: string, manifest: BackupManifest): Promise<void> {
   await writeThrough(path, (tmp) => writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`), { flag: 'backups.dir', force: true });
+}
+
+/**
+ * Removes what a killed backup left in `dir`: a `.partial` copy (it may still hold read models in
+ * clear) and a `.db` whose manifest was never written (not a backup, and never shredded).
+ */
+export function removeUnfinished(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const names = new Set(readdirSync(dir));
+  const left = [...names].filter((n) => n.endsWith('.db.partial') || (n.endsWith('.db') && !names.has(`${n.slice(0, -3)}.json`)));
+  left.forEach((n) => rmSync(join(dir, n), { force: true }));
+  return left;
 }
 
 /** Every manifest in `dir`, newest first; files that are not manifests are ignored. */

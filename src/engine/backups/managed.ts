@@ -5,7 +5,7 @@ import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-datab
 import { streams } from '../../events/streams.js';
 import type { Environment } from '../clock.js';
 import { recordEvent } from '../system-events.js';
-import { backupPaths, BackupError, checkBackup, readManifests, sha256File, writeManagedBackup, writeManifest, type BackupManifest } from './files.js';
+import { backupPaths, BackupError, checkBackup, readManifests, removeUnfinished, sha256File, writeManagedBackup, writeManifest, type BackupManifest } from './files.js';
 
 export interface ManagedBackupsDeps {
   readonly db: SqliteDatabase;
@@ -84,9 +84,11 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
    * Erasure's last step, in every managed backup: the subject's keys are deleted there too, and
    * every cached vector the live cache no longer holds (the erased texts' among them: their keys
    * cannot be computed once the texts read as erased), with secure_delete, then VACUUM. The backups
-   * hold no read model, so no plaintext of the subject is left in them. Idempotent.
+   * hold no read model, so no plaintext of the subject is left in them; what a killed backup left
+   * (which might) is removed first. Idempotent.
    */
   async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }): Promise<number> {
+    removeUnfinished(dir);
     const live = new Set(deps.db.prepare("SELECT fingerprint || ' ' || content_hash FROM embedding_cache").pluck().all() as string[]);
     let shredded = 0;
     for (const m of readManifests(dir)) {

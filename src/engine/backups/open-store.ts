@@ -1,18 +1,17 @@
 import { join, resolve } from 'node:path';
 import { createOutputs } from '../outputs.js';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
-import { createSqliteEventLog, type SqliteEventLog } from '../../events/log/sqlite-event-log.js';
 import { streams } from '../../events/streams.js';
 import type { Environment } from '../clock.js';
 import type { Config } from '../config.js';
+import { openEngineLog, type EngineLog } from '../event-log.js';
 import { migrateStore, readMeta, schemaVersionOf, writeMeta, type Migration } from '../migrations.js';
 import { recordEvent } from '../system-events.js';
 import { backupPaths, writeManagedBackup, type BackupManifest } from './files.js';
 import { backupsActor, createManagedBackups, newBackupId, replaceStoreFile, takenBody, type ManagedBackups } from './managed.js';
 
-export interface OpenedStore {
+export interface OpenedStore extends EngineLog {
   readonly db: SqliteDatabase;
-  readonly log: SqliteEventLog;
   readonly backups: ManagedBackups;
   readonly storeFile: string;
   readonly vectorsDir: string;
@@ -35,9 +34,11 @@ export function backupsDirOf(config: Config): string {
 }
 
 /**
- * Opens the store file: migrates its schema (after the mandatory backup), opens the log, and
- * when the package version differs from the last open's, takes a backup and records the change.
- * An empty new store gets neither (nothing to keep), and no event.
+ * Opens the store file: migrates its schema (after the mandatory backup), opens the log `log.kind`
+ * names (in the file, or shared in EventStoreDB, ADR 27), and when the package version differs from
+ * the last open's, takes a backup and records the change. An empty new store gets neither (nothing
+ * to keep), and no event. On a shared log a managed backup holds this node's file only (its secrets,
+ * cache and schema); the log itself is backed up on the server (docs/deploy.md).
  */
 export async function openStore(config: Config, options: OpenStoreOptions): Promise<OpenedStore> {
   const storeFile = join(config.dataDir, config.databaseFile);
@@ -68,7 +69,14 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
     if (db.open) db.close();
     throw error;
   }
-  const log = createSqliteEventLog(db);
+  let opened: EngineLog;
+  try {
+    opened = await openEngineLog(config, db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const { log } = opened;
   const backups = createManagedBackups({
     db, log, env, dir, keepDays: config.backups.keepDays, packageVersion: options.packageVersion, schemaVersion: () => schemaVersionOf(db),
   });
@@ -87,5 +95,5 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
     writeMeta(db, 'packageVersion', options.packageVersion);
     await backups.prune();
   }
-  return { db, log, backups, storeFile, vectorsDir };
+  return { ...opened, db, backups, storeFile, vectorsDir };
 }

@@ -3,8 +3,8 @@ import { createSqliteEventLog } from '../../events/log/sqlite-event-log.js';
 import { streams } from '../../events/streams.js';
 import type { Environment } from '../clock.js';
 import { recordEvent } from '../system-events.js';
-import { backupPaths, type BackupManifest } from './files.js';
-import { backupsActor, replaceStoreFile } from './managed.js';
+import { BackupError, backupPaths, type BackupManifest } from './files.js';
+import { backupsActor, replaceStoreFile, type ManagedBackups } from './managed.js';
 
 export interface RestoreReceipt {
   readonly backupId: string;
@@ -39,4 +39,28 @@ export async function putBackupInPlace(
     db.close();
   }
   return { backupId: backup.backupId, safetyBackupId, position: backup.position };
+}
+
+export interface RestoreDeps {
+  readonly storeFile: string;
+  readonly vectorsDir: string;
+  readonly backupsDir: string;
+  /** The log is shared (EventStoreDB): its events are not in this file, so a backup of it cannot restore them. */
+  readonly shared: boolean;
+  readonly backups: ManagedBackups;
+  readonly env: Environment;
+  /** Closes the engine (its scheduler first). */
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * `restore-backup`: checks the backup, backs up the store as it is, closes the engine, puts the
+ * backup in place and records BackupRestored. The next open replays the read models.
+ */
+export async function restoreManagedBackup(deps: RestoreDeps, backupId: string): Promise<RestoreReceipt> {
+  if (deps.shared) throw new BackupError('restore-backup needs the log in the store file (log.kind sqlite); a shared log is restored on its server');
+  const backup = await deps.backups.verify(backupId);
+  const safety = await deps.backups.take('before-restore');
+  await deps.close();
+  return putBackupInPlace(deps, backup, safety.backupId, deps.env);
 }
