@@ -51,7 +51,8 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
     mkdirSync(dir, { recursive: true });
     const at = deps.env.now();
     const backupId = newBackupId(dir, at, reason);
-    const position = (await deps.log.headPosition()).toString();
+    // The head of the log in this file (on a shared log, ADR 27, the file holds none of it: 0).
+    const position = String((deps.db.prepare('SELECT coalesce(max(global_position), 0) AS n FROM events').get() as { n: number }).n);
     const manifest = await writeManagedBackup(deps.db, dir, {
       backupId, reason, takenAt: at.toISOString(), position, packageVersion: deps.packageVersion, schemaVersion: deps.schemaVersion(),
     });
@@ -97,7 +98,9 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
       let keysDestroyed = 0;
       try {
         copy.pragma('secure_delete = ON');
-        keysDestroyed = copy.prepare('DELETE FROM subject_keys WHERE kind = ? AND subject_id = ?').run(subject.kind, subject.id).changes;
+        // A node of a shared log keeps its keys there (ADR 27): its file has no keystore.
+        const keystore = copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'subject_keys'").get() !== undefined;
+        if (keystore) keysDestroyed = copy.prepare('DELETE FROM subject_keys WHERE kind = ? AND subject_id = ?').run(subject.kind, subject.id).changes;
         const rows = copy.prepare('SELECT fingerprint, content_hash AS hash FROM embedding_cache').all() as { fingerprint: string; hash: string }[];
         const drop = copy.prepare('DELETE FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
         copy.transaction(() => rows.filter((r) => !live.has(`${r.fingerprint} ${r.hash}`)).forEach((r) => drop.run(r.fingerprint, r.hash)))();
