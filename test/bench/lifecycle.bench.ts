@@ -17,6 +17,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { decayOne } from '../../src/commands/lifecycle/decay.js';
 import { loadConfig } from '../../src/engine/config.js';
 import { createMemoryEngine, type MemoryEngine } from '../../src/engine/engine.js';
 import { migrateStore, writeMeta } from '../../src/engine/migrations.js';
@@ -85,9 +86,9 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     let rows: { memoryId: string; importance: number; accessCount: number }[] = [];
     let ours: Timing;
     try {
-      // What the tick decays: the active memories below `protectAbove` (the corpus has some at 1, left alone).
-      const { protectAbove } = loadConfig({}).lifecycle.decay;
-      rows = engine.indexes.lifecycle.activeMemories(at.toISOString()).filter((r) => r.importance < protectAbove);
+      // What the tick decays: the active memories its rule changes (not those at 1 or at the floor, which stay).
+      const settings = loadConfig({}).lifecycle.decay;
+      rows = engine.indexes.lifecycle.activeMemories(at.toISOString()).filter((r) => decayOne(r, settings, at.getTime()) !== null);
       progress(`  tick over ${rows.length} memories`);
       ours = await timed(async () => (receipt = await engine.lifecycle.tick(at)));
     } finally {
