@@ -17,9 +17,9 @@ describe('audit trail', () => {
     await engine.updateMemory(memoryId, { importance: 0.9 }, { actor: 'user:bob', correlationId: 'cmd-update', causationId: 'cmd-update' });
     await engine.recall({ query: 'green tea', scope: { mode: 'global' } });
     await engine.flushAccess();
-    await engine.log.append(streams.decay, stampEvents([{ type: 'DecayTicked', schemaVersion: 1, data: { tickId: 'tick-1', asOf: '2026-01-02T00:00:00.000Z', decayRate: 0.1, affected: 1 } }], meta('tick-1', 'system:decay')));
-    await engine.log.append(streams.memory(memoryId), stampEvents([{ type: 'MemoryImportanceDecayed', schemaVersion: 1, data: { memoryId, tickId: 'tick-1', from: 0.9, to: 0.8 } }], meta('tick-1.m', 'system:decay')));
-    await engine.log.append(streams.memory(other.memoryId), stampEvents([{ type: 'MemoriesConsolidated', schemaVersion: 1, data: { memoryId: other.memoryId, mergedMemoryIds: [other.memoryId, memoryId] } }], meta('merge-1', 'system:consolidation')));
+    await engine.log.append(streams.decay, stampEvents([{ type: 'DecayTicked', schemaVersion: 2, data: { tickId: 'tick-1', date: '2026-01-02', timeZone: 'UTC', asOf: '2026-01-02T00:00:00.000Z', decayRate: 0.1, affected: 1, atomTransitions: 0, settings: {} } }], meta('tick-1', 'system:decay')));
+    await engine.log.append(streams.decayTick('2026-01-02'), stampEvents([{ type: 'MemoryImportanceDecayed', schemaVersion: 2, data: { tickId: 'tick-1', decays: [{ memoryId, from: 0.9, to: 0.8, accessFrom: 0, accessTo: 0 }] } }], meta('tick-1.m', 'system:decay')));
+    await engine.log.append(streams.memory(other.memoryId), stampEvents([{ type: 'MemoriesConsolidated', schemaVersion: 2, data: { memoryId: other.memoryId, mergedMemoryIds: [other.memoryId, memoryId], consolidationId: 'merge-1', grouping: 'session', retention: 'archive', reason: 'same session' } }], meta('merge-1', 'system:consolidation')));
     await engine.archiveMemory(memoryId, 'stale');
     await engine.forgetMemory(memoryId, 'user asked', { actor: 'user:bob', correlationId: 'gdpr-1', causationId: 'request-9' });
     await engine.log.append(streams.access, stampEvents([{ type: 'MemoriesAccessed', schemaVersion: 1, data: { batchId: 'late', accesses: [{ memoryId, count: 2, lastAccessedAt: '2026-01-03T00:00:00.000Z' }] } }], meta('late', 'system:recall')));
@@ -39,7 +39,7 @@ describe('audit trail', () => {
     expect(byType('MemoryUpdated')).toMatchObject({ actor: 'user:bob', description: 'updated importance' });
     expect(byType('MemoriesAccessed')).toMatchObject({ actor: 'system:recall', streamId: 'system-access' });
     expect(byType('MemoryImportanceDecayed')).toMatchObject({ causationId: 'cause-tick-1.m', description: 'importance decayed 0.9 -> 0.8 (tick tick-1)' });
-    expect(byType('MemoriesConsolidated')?.description).toBe(`merged into ${other.memoryId}`);
+    expect(byType('MemoriesConsolidated')?.description).toBe(`merged into ${other.memoryId} (session: same session; originals archived)`);
     expect(byType('MemoryForgotten')).toMatchObject({ actor: 'user:bob', correlationId: 'gdpr-1', causationId: 'request-9', description: 'forgotten: user asked' });
     for (const e of entries) expect(e.occurredAt).toMatch(/^2026-/);
     // The merge target sees the same event from its side.

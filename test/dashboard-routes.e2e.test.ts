@@ -5,9 +5,6 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardMount } from '../src/interfaces/http/dashboard.js';
 import type { App, DoorContext } from '../src/interfaces/http/context.js';
-import { recordEvent } from '../src/engine/system-events.js';
-import { streams } from '../src/events/streams.js';
-import { testEnvironment } from './support/engine.js';
 import { startDoors, tokenConfig, tokens, waitForJob, type Doors } from './support/doors.js';
 
 // The routes the dashboard reads beside the core API, called as the dashboard calls them.
@@ -85,14 +82,16 @@ describe('dashboard routes of lmem serve', () => {
     const [first, second] = (await doors.call('GET', '/v1/memories?userId=u-alice', { token: tokens.admin })).body.items as { memoryId: string }[];
     await doors.call('POST', `/v1/memories/${first!.memoryId}/archive`, { token: tokens.admin, body: { reason: 'old' } });
     await doors.call('POST', `/v1/memories/${second!.memoryId}/forget`, { token: tokens.admin, body: { reason: 'asked' } });
-    // No decay scheduler on this branch yet: its event, appended as the scheduler would.
-    await recordEvent(doors.engine.log, testEnvironment(Date.UTC(2026, 1, 1)), 'scheduler', streams.decay, {
-      type: 'DecayTicked', schemaVersion: 1, data: { tickId: 'tick-1', asOf: '2026-02-01T00:00:00.000Z', decayRate: 0.01, affected: 1 },
-    });
+    // A decay tick as `lmem tick` runs it: the one active memory left decays.
+    const tick = await doors.engine.lifecycle.tick(new Date(Date.now() + 86_400_000));
     for (const n of [1, 2]) await doors.call('POST', '/v1/backups', { token: tokens.admin, body: { path: `${doors.dir}-lifecycle-${n}.db` } });
     const after = await get();
     expect(after.memories).toEqual({ active: 1, archived: 1, forgotten: 1, erased: 0 });
-    expect(after.decay).toMatchObject({ ticks: 1, last: { actor: 'scheduler', data: { tickId: 'tick-1', affected: 1 } } });
+    expect(after.decay).toMatchObject({ ticks: 1, last: { data: { tickId: tick.tickId, affected: 1, decayRate: 0.01 } } });
+    // The route reads what the engine's lifecycle status and managed backups say.
+    const lifecycle = doors.engine.lifecycle.status();
+    expect(after.schedule).toEqual(JSON.parse(JSON.stringify({ nextTick: lifecycle.nextTick, nextConsolidation: lifecycle.nextConsolidation, lastBackup: lifecycle.lastBackup })));
+    expect(after.managedBackups).toEqual(JSON.parse(JSON.stringify(doors.engine.backups.list())));
     expect(after.backups.count).toBe(2);
     expect(after.backups.latest.map((b: { data: { path: string } }) => b.data.path)).toEqual([2, 1].map((n) => `${doors.dir}-lifecycle-${n}.db`));
     expect((await doors.call('GET', '/v1/status/lifecycle?backups=1', { token: tokens.admin })).body.backups.latest).toHaveLength(1);

@@ -229,10 +229,10 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Start rebuild' }).click();
     // Rebuilding a 5,000-node graph takes a while on a loaded machine.
     await expect.poll(() => page.getByTestId('rebuild-job').textContent(), { timeout: 120_000, interval: 250 }).toContain('succeeded');
-    // The seed archived one memory; the decay tick is the seed's stand-in for the scheduler's.
+    // The seed archived one memory and ran one decay tick (recorded on the seed's clock, 2026-01-05).
     await until(() => page.getByTestId('memories-by-state').locator('tr', { hasText: 'archived' }).textContent()).toBe('archived1');
     expect(await page.getByTestId('atoms-by-state').locator('tr').count()).toBeGreaterThan(0);
-    expect(await page.getByTestId('decay').textContent()).toMatch(/^1 decay ticks; the last at #\d+, 2026-01-06 .* affected 9/);
+    expect(await page.getByTestId('decay').textContent()).toMatch(new RegExp(`^1 decay ticks; the last at #\\d+, 2026-01-05 .* affected ${seeded.decayed} \\(rate 0.01\\)`));
     expect(await page.getByText('No backup recorded in the log.').count()).toBe(1);
     const target = `${dir}-ui-backup.db`;
     await page.getByLabel('Backup file (outside the data dir)').fill(join(dir, 'inside.db'));

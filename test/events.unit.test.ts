@@ -21,6 +21,7 @@ describe('event catalog', () => {
       'MemoriesImportStarted', 'MemoriesImportCompleted', 'MemoriesImportRolledBack', 'SubjectErased', 'ErasureStarted',
       'ErasureStepCompleted', 'ErasureFinished',
       'MemoriesRecalled',
+      'BackupRemoved', 'BackupRestored', 'BackupShredded', 'StoreVersionChanged', 'StoreMigrated',
     ];
     expect([...eventTypes].sort()).toEqual(expected.sort());
     for (const type of eventTypes) expect(currentVersions.get(type)).toBeGreaterThanOrEqual(1);

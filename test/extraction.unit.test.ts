@@ -95,7 +95,7 @@ describe('extractAtoms', () => {
         confidence: 0.85,
         ttlDays: 3,
         expiresAt: '2026-01-04T00:00:00.000Z',
-        decayType: 'exponential',
+        decayType: 'step',
         sessionId: 's1',
         personaId: 'p',
       },
@@ -136,7 +136,7 @@ describe('extractAtoms', () => {
   it('gives each type its base TTL and decay', () => {
     const cases = [
       ['我昨天去了公园', 'episode', 7, 'exponential'],
-      ['我明天去公园', 'plan', 2, 'exponential'],
+      ['我明天去公园', 'plan', 2, 'step'],
       ['我住在杭州', 'fact', 180, 'linear'],
       ['小明是我的朋友', 'relation', 90, 'linear'],
       ['我喜欢公园', 'preference', 60, 'linear'],

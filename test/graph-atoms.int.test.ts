@@ -203,7 +203,7 @@ describe('atoms projection', () => {
     if (!plan) throw new Error('plan atom not found by key');
     const next = reinforcementTtl(plan, '2026-01-03T00:00:00.000Z');
     await append(streams.memory('m2'), [
-      { type: 'AtomReinforced', schemaVersion: 1, data: { atomId: plan.atomId, byMemoryId: 'm2', reinforcementCount: next.reinforcementCount, expiresAt: next.expiresAt } },
+      { type: 'AtomReinforced', schemaVersion: 2, data: { atomId: plan.atomId, byMemoryId: 'm2', reason: 'restated by memory m2', reinforcementCount: next.reinforcementCount, expiresAt: next.expiresAt } },
     ]);
     await append(streams.atom('m1-a1'), [
       { type: 'AtomStateChanged', schemaVersion: 1, data: { atomId: 'm1-a1', from: 'active', to: 'dormant', reason: 'tick', supersededBy: null } },

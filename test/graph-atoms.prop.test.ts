@@ -125,8 +125,8 @@ async function play(store: TestStore, steps: readonly Step[]): Promise<Model> {
       if (!atom) continue;
       if (s.kind === 'reinforce') {
         atom.count += 1;
-        const data = { atomId: atom.atomId, byMemoryId: `m${n}`, reinforcementCount: atom.count, expiresAt: testMetadata(n + 7).now };
-        await append(streams.atom(atom.atomId), [{ type: 'AtomReinforced', schemaVersion: 1, data }]);
+        const data = { atomId: atom.atomId, byMemoryId: `m${n}`, reason: 'test', reinforcementCount: atom.count, expiresAt: testMetadata(n + 7).now };
+        await append(streams.atom(atom.atomId), [{ type: 'AtomReinforced', schemaVersion: 2, data }]);
       } else {
         const data = { atomId: atom.atomId, from: 'active' as const, to: s.to, reason: 'test', supersededBy: null };
         await append(streams.atom(atom.atomId), [{ type: 'AtomStateChanged', schemaVersion: 1, data }]);
@@ -160,7 +160,7 @@ describe('graph and atoms projections over random memories', () => {
             .prepare(`SELECT a.atom_id FROM ${atoms} a JOIN ${docs} d USING (memory_id) WHERE json_extract(d.metadata, '$.status') = 'forgotten' AND a.status <> 'forgotten'`)
             .all();
           expect(unforgotten).toEqual([]);
-          expect(column(store, `SELECT atom_id FROM ${t('atoms', 'memory_atoms_fts')}`)).toEqual(column(store, `SELECT atom_id FROM ${atoms} WHERE status <> 'forgotten'`));
+          expect(column(store, `SELECT atom_id FROM ${t('atoms', 'memory_atoms_fts')}`)).toEqual(column(store, `SELECT atom_id FROM ${atoms} WHERE status NOT IN ('forgotten', 'expired')`));
           // Exactly what each live memory linked last: an update's re-link replaces, a forget removes.
           const expectedEdges = [...model.graphs].flatMap(([m, g]) => g.edges.map((e) => `${e.source}|${e.target}|${e.relation}|${m}|${e.weight}`)).sort();
           const edges = store.db.prepare(`SELECT source_node, target_node, relation, source_memory, weight FROM ${t('graph', 'graph_edges')}`).raw().all();

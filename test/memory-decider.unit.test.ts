@@ -49,16 +49,16 @@ describe('memory decider', () => {
       .then([]);
   });
 
-  it('sees decayed importance as the current value', () => {
+  it('records a given importance even when the stream holds the same one (ticks decay it in their own streams)', () => {
     const decayed: EventBody<MemoryEvent> = {
       type: 'MemoryImportanceDecayed',
-      schemaVersion: 1,
-      data: { memoryId: 'm1', tickId: 't1', from: 0.6, to: 0.5 },
+      schemaVersion: 2,
+      data: { tickId: 't1', decays: [{ memoryId: 'm1', from: 0.6, to: 0.5, accessFrom: 0, accessTo: 0 }] },
     };
     spec
       .given([written, decayed])
       .when(cmd({ type: 'UpdateMemory', data: { memoryId: 'm1', changes: { importance: 0.5 } } }))
-      .then([]);
+      .then([{ type: 'MemoryUpdated', schemaVersion: 1, data: { memoryId: 'm1', changes: { importance: 0.5 } } }]);
   });
 
   it('refuses an update of a memory that does not exist', () => {

@@ -1,13 +1,20 @@
-import { stampEvents } from '../commands/decider.js';
+import { stampEvents, type EventBody } from '../commands/decider.js';
 import type { EventLog } from '../events/log/event-log.js';
 import { streams } from '../events/streams.js';
 import type { Environment } from './clock.js';
+
+interface AccessBatcherOptions {
+  readonly maxIds?: number;
+  readonly flushMs?: number;
+  /** What the batch causes beyond the statistics (atom reinforcements), appended with it. */
+  readonly effects?: (accesses: readonly { memoryId: string; lastAccessedAt: string }[]) => EventBody[];
+}
 
 /**
  * Access statistics of recalled memories, gathered and appended as one MemoriesAccessed event per
  * batch (on size, on a timer, on close), never one write per memory.
  */
-export function createAccessBatcher(log: EventLog, env: Environment, options: { maxIds?: number; flushMs?: number } = {}) {
+export function createAccessBatcher(log: EventLog, env: Environment, options: AccessBatcherOptions = {}) {
   const counts = new Map<string, { count: number; lastAccessedAt: string }>();
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<void> = Promise.resolve();
@@ -21,7 +28,10 @@ export function createAccessBatcher(log: EventLog, env: Environment, options: { 
     const batchId = env.newId();
     const body = { type: 'MemoriesAccessed' as const, schemaVersion: 1 as const, data: { batchId, accesses } };
     const meta = { commandId: batchId, now: env.now().toISOString(), actor: 'system:recall' };
-    flushing = flushing.then(() => log.append(streams.access, stampEvents([body], meta))).then(() => undefined);
+    // The effects are decided when the batch is written, on the read models of that moment.
+    flushing = flushing
+      .then(() => log.append(streams.access, stampEvents([body, ...(options.effects?.(accesses) ?? [])], meta)))
+      .then(() => undefined);
     return flushing;
   };
 

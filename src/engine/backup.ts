@@ -31,8 +31,8 @@ export async function takeBackup(db: SqliteDatabase, log: EventLog, env: Environ
   const receipt = { backupId: env.newId(), path, position, bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') };
   await recordEvent(log, env, actor, streams.backups, {
     type: 'BackupTaken',
-    schemaVersion: 1,
-    data: { ...receipt, position: position.toString() },
+    schemaVersion: 2,
+    data: { ...receipt, position: position.toString(), reason: 'requested', managed: false, contents: 'full', verified: false },
   });
   return receipt;
 }

@@ -6,8 +6,21 @@ import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
 import { llmConfigSchema } from '../providers/llm/index.js';
 import { rerankConfigSchema } from '../providers/rerank.js';
+import { lifecycleSettingsSchema } from '../commands/lifecycle/settings.js';
 import { defaultLogConfig, logConfigSchema } from './log-config.js';
 import { parseTokenList, serverConfigSchema } from './server-config.js';
+
+/**
+ * Managed backups (ADR 29): the engine's own copies, in `dir` (default `<dataDir>-backups`, beside the data dir),
+ * kept `keepDays` days (the newest always stays), taken daily after the tick when `daily` is set.
+ */
+export const backupsConfigSchema = z
+  .object({
+    dir: z.string().min(1).nullable().default(null),
+    keepDays: z.number().min(0).default(7),
+    daily: z.boolean().default(false),
+  })
+  .strict();
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z
@@ -27,6 +40,8 @@ export const configSchema = z
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
     conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
+    lifecycle: lifecycleSettingsSchema.default(lifecycleSettingsSchema.parse({})),
+    backups: backupsConfigSchema.default(backupsConfigSchema.parse({})),
     log: logConfigSchema.default(defaultLogConfig),
     server: serverConfigSchema.default(serverConfigSchema.parse({})),
     /** What a command accepts (ADR 23): texts over these are refused before anything is appended. */
@@ -60,6 +75,9 @@ const envKeys: Readonly<Record<string, EnvKey>> = {
   LIVINGMEMORY_EMBEDDING_MODEL_DIR: { path: ['embedding', 'modelDir'] },
   LIVINGMEMORY_MEMORY_SCOPE_MODE: { path: ['conversation', 'scopeMode'] },
   LIVINGMEMORY_LLM_PROVIDER: { path: ['llm', 'provider'] },
+  LIVINGMEMORY_DECAY_HOUR: { path: ['lifecycle', 'decay', 'hour'], numeric: true },
+  LIVINGMEMORY_DECAY_TIME_ZONE: { path: ['lifecycle', 'decay', 'timeZone'] },
+  LIVINGMEMORY_BACKUPS_DIR: { path: ['backups', 'dir'] },
   LIVINGMEMORY_LOG_KIND: { path: ['log', 'kind'] },
   LIVINGMEMORY_EVENTSTORE_URL: { path: ['log', 'eventstoredb', 'connectionString'] },
   LIVINGMEMORY_API_TOKENS: { path: ['server', 'tokens'], parse: parseTokenList },

@@ -1,6 +1,6 @@
 import type { DerivedEvent } from '../commands/memory/commands.js';
 import type { EventData } from '../events/catalog.js';
-import { liveOnly, type AtomQueries } from '../queries/atoms.js';
+import type { AtomQueries } from '../queries/atoms.js';
 import { atomKey, extractAtoms, reinforcementTtl } from '../extraction/atoms.js';
 import { extractGraph } from '../extraction/graph.js';
 
@@ -11,14 +11,15 @@ type Memory = Pick<
 
 /**
  * The graph links and atoms of a memory, decided here, before the append, so a replay never
- * extracts again. A statement already held as a live atom in the same scope reinforces it.
+ * extracts again. A statement already held as a live atom in the same scope reinforces it, and
+ * wakes it when it was dormant (ADR 29).
  */
 export function deriveEvents(memory: Memory, now: string, newId: () => string, atoms: Pick<AtomQueries, 'withKey'>): DerivedEvent[] {
   const graph: DerivedEvent = { type: 'GraphEntriesLinked', schemaVersion: 1, data: extractGraph(memory) };
   const scope = { sessionId: memory.sessionId, personaId: memory.personaId };
   const derived: DerivedEvent[] = [graph];
   for (const atom of extractAtoms(memory, now, () => newId())) {
-    const known = atoms.withKey(scope, atomKey(atom.content), liveOnly(now))[0];
+    const known = atoms.withKey(scope, atomKey(atom.content), { statuses: ['active', 'dormant'], aliveAt: now })[0];
     if (!known || known.memoryId === memory.memoryId) {
       derived.push({ type: 'AtomExtracted', schemaVersion: 1, data: atom });
       continue;
@@ -27,10 +28,14 @@ export function deriveEvents(memory: Memory, now: string, newId: () => string, a
       { ...known, atomType: known.atomType as EventData<'AtomExtracted'>['atomType'] },
       now,
     );
+    const reason = `restated by memory ${memory.memoryId}`;
+    if (known.status === 'dormant') {
+      derived.push({ type: 'AtomStateChanged', schemaVersion: 1, data: { atomId: known.atomId, from: 'dormant', to: 'active', reason, supersededBy: null } });
+    }
     derived.push({
       type: 'AtomReinforced',
-      schemaVersion: 1,
-      data: { atomId: known.atomId, byMemoryId: memory.memoryId, reinforcementCount, expiresAt },
+      schemaVersion: 2,
+      data: { atomId: known.atomId, byMemoryId: memory.memoryId, reason, reinforcementCount, expiresAt },
     });
   }
   return derived;

@@ -1,14 +1,13 @@
-import { join } from 'node:path';
-import { openDatabase } from '../events/log/sqlite-database.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { coverageReport, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import { openIndexes, rebuildVectorIndexes } from './indexes.js';
 import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
 import { takeBackup } from './backup.js';
-import { createErasure } from './erase/index.js';
+import { createErasure, defaultErasureSteps } from './erase/index.js';
+import { backupBeforeErase, shredBackupsStep } from './backups/erasure.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
 import { createReranker } from '../providers/rerank.js';
@@ -29,9 +28,15 @@ import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
 import { embeddingPrefill } from './embedding-prefill.js';
-import { openEngineLog } from './event-log.js';
-import { readModelLag } from './lag.js';
+import { engineStatus } from './status.js';
 import { joinSharedLog, notingErasures, type SharedLog } from './shared-log.js';
+import { backupsDirOf, openStore } from './backups/open-store.js';
+import { restoreManagedBackup } from './backups/restore.js';
+import { createLifecycle } from './lifecycle/index.js';
+import { accessAtomEvents } from './lifecycle/access.js';
+import type { Migration } from './migrations.js';
+import { packageVersion } from './version.js';
+import { createExtractiveSummarizer } from '../providers/llm/index.js';
 import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
@@ -55,6 +60,12 @@ export interface EngineOptions {
   readonly llmProvider?: LlmProvider | null;
   /** On a shared log (log.kind eventstoredb), keep the read models live by subscription (default true). */
   readonly follow?: boolean;
+  /** Run the lifecycle scheduler (missed ticks, then daily); default `lifecycle.scheduler`. */
+  readonly scheduler?: boolean;
+  /** The package version compared with the last open's (tests); default this package's. */
+  readonly packageVersion?: string;
+  /** The SQLite schema steps (tests); default `storeMigrations`. */
+  readonly migrations?: readonly Migration[];
 }
 
 /**
@@ -63,8 +74,10 @@ export interface EngineOptions {
  */
 export async function createMemoryEngine(config: Config, options: EngineOptions = {}) {
   const env = options.env ?? systemEnvironment;
-  const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
-  const { log, shared, lockedHead } = await openEngineLog(config, db);
+  const opened = await openStore(config, {
+    env, packageVersion: options.packageVersion ?? packageVersion(), ...(options.migrations ? { migrations: options.migrations } : {}),
+  });
+  const { db, log, shared, lockedHead, backups } = opened;
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
   const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
@@ -76,7 +89,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   await indexes.catchUp();
   // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
   if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
-  const access = createAccessBatcher(log, env);
+  const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms) });
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
@@ -86,9 +99,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     readYourWritesTimeoutMs: config.log.eventstoredb.readYourWritesTimeoutMs,
   });
   // Any write invalidates the recall cache.
-  const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
+  const run: typeof write = (type, input, ctx, extra) => write(type, input, ctx, extra).finally(() => recall.invalidate());
   const transfer = createTransfer({
     log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
+    beforeImport: async () => void (await backups.take('before-import')),
   });
   const outputs = createOutputs(config);
   const maintenance = createMaintenance({
@@ -110,8 +124,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     exists: (memoryId) => indexes.documents.get(memoryId) !== undefined,
   };
   const store = createConversationStore(log);
+  const llm = options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider;
   const summaries = createSummaryRunner({
-    store, conversations: indexes.conversations, llm: options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider, memories, env, config: config.conversation, actor: 'system:summarizer',
+    store, conversations: indexes.conversations, llm, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
   let sharing: SharedLog | null = null;
   const erasureDeps = {
@@ -123,7 +138,11 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     quiesce: () => summaries.cancelAll(),
   };
   // On a shared log, this node's own erasures are noted before they are recorded: its follower leaves them alone.
-  const erasure = createErasure({ ...erasureDeps, log: shared ? notingErasures(log, (id) => sharing?.erasing(id)) : log });
+  const erasure = createErasure(
+    { ...erasureDeps, log: shared ? notingErasures(log, (id) => sharing?.erasing(id)) : log },
+    [...defaultErasureSteps, shredBackupsStep(backups)],
+  );
+  const eraseWithBackup = backupBeforeErase(erasure, backups);
   // An erasure a killed process left part-way is finished before anything reads the store.
   await erasure.resumeErasures();
   if (shared) sharing = await joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
@@ -138,7 +157,30 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   await summaries.recoverInterrupted().catch((error: unknown) => {
     if (!(error instanceof ProjectionFailedError)) throw error;
   });
+  const lifecycle = createLifecycle({
+    log, env, indexes, provider, cache, settings: config.lifecycle, backups, dailyBackup: config.backups.daily, write: run,
+    // Consolidation needs a summarizer even where conversations have none: the offline extractive one.
+    llm: llm ?? createExtractiveSummarizer(),
+    changed: () => recall.invalidate(),
+  });
+  if (options.scheduler ?? config.lifecycle.scheduler) void lifecycle.start();
   ready = true;
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    ready = false;
+    await lifecycle.close(config.conversation.shutdownTimeoutMs);
+    await sharing?.stop();
+    await summaries.close(config.conversation.shutdownTimeoutMs);
+    await maintenance.cancel();
+    await access.flush();
+    await indexes.runner.stop();
+    await indexes.vectors.close();
+    await indexes.graphVectors.close();
+    await log.close();
+    db.close();
+  };
 
   return {
     log,
@@ -154,7 +196,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
     /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
-    eraseSubject: (input: EraseInput, ctx: CallContext = {}) => erasure.eraseSubject(input, ctx),
+    eraseSubject: (input: EraseInput, ctx: CallContext = {}) => eraseWithBackup(input, ctx),
     /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
     previewErasure: (input: ErasePreviewInput) => erasure.previewErasure(input),
     /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
@@ -187,35 +229,20 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     anchorLog: async () => (shared ? shared.anchor() : null),
     /** Resolves when the follower of a shared log has applied what it has seen (tests). */
     settled: async (): Promise<void> => sharing?.idle(),
-    async status() {
-      const [projections, vectors, graphVectors] = [indexes.runner.status(), indexes.vectors.status(), indexes.graphVectors.status()];
-      const checkpoints = [...projections.map((p) => p.checkpoint), vectors.checkpoint, graphVectors.checkpoint];
-      const lag = await readModelLag(log, checkpoints, env.now());
-      const documentsFailed = projections.some((p) => p.name === 'documents' && p.failed);
-      return {
-        log: log.kind,
-        headPosition: await log.headPosition(),
-        projections: projections.map((p, i) => ({ ...p, lag: lag[i] })),
-        vectors: { ...vectors, lag: lag[projections.length] },
-        graphVectors: { ...graphVectors, lag: lag[projections.length + 1] },
-        maintenance: maintenance.status(),
-        // A failed documents read model cannot be counted; status names it already.
-        embedding: coverageReport(provider, (charClass) => (documentsFailed ? 0 : indexes.documents.countActiveWith(charClass))),
-        ...(sharing ? { shared: sharing.status() } : {}),
-      };
-    },
-    async close(): Promise<void> {
-      ready = false;
-      await sharing?.stop();
-      await summaries.close(config.conversation.shutdownTimeoutMs);
-      await maintenance.cancel();
-      await access.flush();
-      await indexes.runner.stop();
-      await indexes.vectors.close();
-      await indexes.graphVectors.close();
-      await log.close();
-      db.close();
-    },
+    status: () => engineStatus({ log, env, indexes, provider, maintenance, lifecycle, sharing: () => sharing }),
+    /** Stops the lifecycle scheduler first, then everything else; a second call does nothing. */
+    close,
+    /** Decay ticks, consolidation and their scheduler (ADR 29). */
+    lifecycle,
+    /** The engine's own backups in `backups.dir` (ADR 29). */
+    backups,
+    /**
+     * Puts a managed backup in the store's place: checks it, backs up the store as it is, closes
+     * the engine, swaps the files and records BackupRestored. The next open replays the read models.
+     * Not on a shared log: its log is restored on the EventStoreDB server (docs/deploy.md).
+     */
+    restoreBackup: (backupId: string) =>
+      restoreManagedBackup({ shared: shared !== null, backups, close, env, storeFile: opened.storeFile, vectorsDir: opened.vectorsDir, backupsDir: backupsDirOf(config) }, backupId),
   };
 }
 

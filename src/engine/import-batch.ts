@@ -35,7 +35,7 @@ export interface BatchDeps {
  */
 function batchAtoms(store: AtomLookup) {
   const extracted = new Map<string, MemoryAtom>();
-  const reinforced = new Map<string, { reinforcementCount: number; expiresAt: string | null }>();
+  const reinforced = new Map<string, { reinforcementCount: number; expiresAt: string | null; touchedAt: string }>();
   const scoped = (scope: { sessionId: string | null; personaId: string | null }, key: string) => JSON.stringify([scope.sessionId, scope.personaId, key]);
   const lookup: AtomLookup = {
     withKey(scope, key, filter) {
@@ -46,14 +46,14 @@ function batchAtoms(store: AtomLookup) {
   };
   const record = (events: readonly DerivedEvent[], now: string): void => {
     for (const e of events) {
-      if (e.type === 'AtomReinforced') reinforced.set(e.data.atomId, { reinforcementCount: e.data.reinforcementCount, expiresAt: e.data.expiresAt });
+      if (e.type === 'AtomReinforced') reinforced.set(e.data.atomId, { reinforcementCount: e.data.reinforcementCount, expiresAt: e.data.expiresAt, touchedAt: now });
       if (e.type !== 'AtomExtracted') continue;
       const key = scoped(e.data, atomKey(e.data.content));
       if (extracted.has(key)) continue;
       const { atomId, memoryId, atomType, content, entities, importance, confidence, ttlDays, expiresAt, decayType, sessionId, personaId } = e.data;
       extracted.set(key, {
         atomId, memoryId, atomType, content, entities, importance, confidence, ttlDays, expiresAt, decayType, sessionId, personaId,
-        status: 'active', reinforcementCount: 0, supersededBy: null, createdAt: now, updatedAt: now,
+        status: 'active', reinforcementCount: 0, supersededBy: null, createdAt: now, updatedAt: now, touchedAt: now,
       });
     }
   };

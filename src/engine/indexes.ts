@@ -6,6 +6,7 @@ import { conversationRevisionsProjection, conversationsProjection } from '../pro
 import { documentsProjection } from '../projections/documents.js';
 import { ftsProjection } from '../projections/fts.js';
 import { graphProjection } from '../projections/graph.js';
+import { lifecycleProjection } from '../projections/lifecycle.js';
 import { memoryEventsProjection } from '../projections/memory-events.js';
 import type { Projection } from '../projections/projection.js';
 import type { RebuildHooks } from '../projections/rebuild.js';
@@ -27,6 +28,7 @@ export const engineProjections: readonly Projection[] = [
   memoryEventsProjection,
   conversationsProjection,
   conversationRevisionsProjection,
+  lifecycleProjection,
 ];
 
 export interface IndexOptions {

@@ -26,6 +26,8 @@ export interface TransferDeps {
   readonly cache: EmbeddingCache;
   readonly write: Write;
   readonly defaultActor: string;
+  /** Runs once the file is known to be valid, before the first write (the managed backup, ADR 29). */
+  readonly beforeImport?: () => Promise<void>;
   readonly limits: Limits;
   /** Drops what the engine holds in memory (the recall cache) after the import's append. */
   readonly invalidate: () => void;
@@ -111,6 +113,7 @@ export function createTransfer(deps: TransferDeps) {
         const more = p.invalid.length > 1 ? ` (and ${p.invalid.length - 1} more invalid rows; --preview lists them)` : '';
         throw new ValidationError(`row ${bad.row}.${bad.field}`, `${bad.message}${more}; nothing was imported`);
       }
+      await deps.beforeImport?.();
       const importId = env.newId();
       const actor = ctx.actor ?? deps.defaultActor;
       const memories = p.fresh.map(({ row, data: { status, ...memory } }) => ({

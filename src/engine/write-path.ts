@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { stampEvents, type CommandMetadata } from '../commands/decider.js';
 import { handleCommand } from '../commands/handler.js';
-import { createMemoryCommandSchemas, type DerivedEvent, type MemoryCommand } from '../commands/memory/commands.js';
+import { createMemoryCommandSchemas, type DerivedEvent, type MemoryCommand, type WriteMemory } from '../commands/memory/commands.js';
 import type { Limits } from '../events/bounds.js';
 import { memoryDecider } from '../commands/memory/decider.js';
 import { parseOrThrow } from '../events/errors.js';
@@ -27,6 +27,11 @@ export interface WriteReceipt {
   readonly embeddingError?: string;
   /** Set when this node's read models had not reached the write when the read-your-writes timeout ran out. */
   readonly readModelsBehind?: true;
+}
+
+/** What only the engine's own writes add to a command. */
+export interface WriteExtras {
+  readonly consolidates?: WriteMemory['consolidates'];
 }
 
 interface WritePathDeps {
@@ -77,7 +82,11 @@ export function createWritePath(deps: WritePathDeps) {
     await log.append(streams.memory(memoryId), embeddingFailedEvents(deps.provider, memoryId, error, meta), { expectedRevision: 'stream_exists' });
   };
 
-  return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext): Promise<WriteReceipt> {
+  /** The read model's atom statuses of a memory (an erased atom counts as forgotten: nothing moves it). */
+  const atomStatuses = (memoryId: string) =>
+    Object.fromEntries(indexes.atoms.ofMemory(memoryId).map((a) => [a.atomId, (a.status as string) === 'erased' ? 'forgotten' : a.status]));
+
+  return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext, extra: WriteExtras = {}): Promise<WriteReceipt> {
     const schema: z.ZodType<{ memoryId: string }> = memoryCommandSchemas[type];
     const data = parseOrThrow(schema, input) as MemoryCommand['data'];
     const metadata = metadataFor(ctx);
@@ -96,7 +105,9 @@ export function createWritePath(deps: WritePathDeps) {
       }
     }
     const embeddingError = text === undefined ? undefined : await embedMemory(deps.provider, deps.cache, text, derived);
-    const command = { type, data, metadata, ...(derived ? { derived } : {}) } as MemoryCommand;
+    const statuses = type === 'UpdateMemory' && derived ? { atomStatuses: atomStatuses(data.memoryId) } : {};
+    const consolidates = extra.consolidates ? { consolidates: extra.consolidates } : {};
+    const command = { type, data, metadata, ...(derived ? { derived } : {}), ...statuses, ...consolidates } as MemoryCommand;
     const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command);
     if (embeddingError && result.events.length > 0) await recordEmbeddingFailure(data.memoryId, embeddingError, metadata);
     // Read-your-writes: the caller sees its memory in every read model when this returns.

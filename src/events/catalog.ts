@@ -5,11 +5,12 @@ import { erasureEvents } from './erasure.js';
 import { graphEvents } from './graph.js';
 import { memoryEvents } from './memory.js';
 import { recallEvents } from './recall.js';
+import { storeEvents } from './store.js';
 import { systemEvents } from './system.js';
 import { transferEvents } from './transfer.js';
 
 const allEvents = [
-  ...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...transferEvents, ...erasureEvents, ...recallEvents,
+  ...memoryEvents, ...conversationEvents, ...atomEvents, ...graphEvents, ...systemEvents, ...transferEvents, ...erasureEvents, ...recallEvents, ...storeEvents,
 ] as const;
 
 /** Every event of the system at its current schema version, discriminated on `type`. */

@@ -58,10 +58,22 @@ export const memoriesAccessed = defineEvent(
   }),
 );
 
+/** One memory's change in a decay tick; the access counts say how much of the count the tick took away. */
+export const importanceDecaySchema = z
+  .object({
+    memoryId: idSchema,
+    from: importanceSchema,
+    to: importanceSchema,
+    accessFrom: z.number().int().min(0),
+    accessTo: z.number().int().min(0),
+  })
+  .strict();
+
+/** The memories one decay tick changed, up to 1,000 per event (v1 carried one memory). */
 export const memoryImportanceDecayed = defineEvent(
   'MemoryImportanceDecayed',
-  1,
-  z.object({ memoryId: idSchema, tickId: idSchema, from: importanceSchema, to: importanceSchema }),
+  2,
+  z.object({ tickId: idSchema, decays: z.array(importanceDecaySchema).min(1).max(1000) }),
 );
 
 export const memoryArchived = defineEvent(
@@ -78,10 +90,22 @@ export const memoryForgotten = defineEvent(
   z.object({ memoryId: idSchema, reason: z.string().min(1).max(500) }),
 );
 
+/** How a consolidation grouped its memories and what became of the originals. */
+export const consolidationGroupingSchema = z.enum(['session', 'semantic']);
+export const consolidationRetentionSchema = z.enum(['archive', 'forget']);
+
+/** A new memory (`memoryId`) summarizes `mergedMemoryIds`; v2 adds the run, the grouping, the retention and why. */
 export const memoriesConsolidated = defineEvent(
   'MemoriesConsolidated',
-  1,
-  z.object({ memoryId: idSchema, mergedMemoryIds: z.array(idSchema).min(2) }),
+  2,
+  z.object({
+    memoryId: idSchema,
+    mergedMemoryIds: z.array(idSchema).min(2),
+    consolidationId: idSchema,
+    grouping: consolidationGroupingSchema,
+    retention: consolidationRetentionSchema,
+    reason: z.string().min(1).max(500),
+  }),
 );
 
 /** The engine could not embed the memory; the document stays and maintenance retries. */

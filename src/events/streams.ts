@@ -5,6 +5,8 @@ export const streams = {
   atom: (atomId: string) => `atom-${atomId}`,
   graph: (memoryId: string) => `graph-${memoryId}`,
   recall: (sessionId: string) => `recall-${sessionId}`,
+  /** One stream per decay tick: appending to an existing one fails, so a date ticks once. */
+  decayTick: (date: string) => `decay-${date}`,
   access: 'system-access',
   decay: 'system-decay',
   providers: 'system-providers',
@@ -12,4 +14,5 @@ export const streams = {
   backups: 'system-backups',
   imports: 'system-imports',
   erasures: 'system-erasures',
+  store: 'system-store',
 } as const;

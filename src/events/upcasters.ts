@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { ValidationError, parseOrThrow } from './errors.js';
 import { currentVersions } from './catalog.js';
 import { idSchema } from './metadata.js';
+import { lifecycleUpcasters } from './upcasters-lifecycle.js';
 
 /** Turns the data of `type` at `fromVersion` into the data of the next version. */
-interface Upcaster {
+export interface Upcaster {
   readonly type: string;
   readonly fromVersion: number;
   readonly schema: z.ZodType;
@@ -62,6 +63,7 @@ const upcasters: readonly Upcaster[] = [
       sources: [],
     }),
   },
+  ...lifecycleUpcasters,
 ];
 
 const registry = new Map(upcasters.map((u) => [`${u.type}@${u.fromVersion}`, u]));

@@ -29,10 +29,13 @@ export interface AtomInput {
 /** Days an atom lives before reinforcement or importance stretch it. */
 export const baseTtlDays: Readonly<Record<AtomType, number>> = { episode: 7, plan: 2, fact: 180, relation: 90, preference: 60, unknown: 30 };
 
-/** Plans and episodes are about a moment and fade fast (exponential); lasting knowledge fades linearly. */
+/**
+ * Episodes are about a moment and fade fast (exponential); a plan holds until its time and then
+ * drops (step, as in the original); lasting knowledge fades linearly.
+ */
 export const decayTypes: Readonly<Record<AtomType, AtomData['decayType']>> = {
   episode: 'exponential',
-  plan: 'exponential',
+  plan: 'step',
   fact: 'linear',
   relation: 'linear',
   preference: 'linear',

@@ -1,3 +1,4 @@
+import { isLegalAtomTransition } from '../events/atom.js';
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { Projection, ProjectionTx } from './projection.js';
@@ -36,8 +37,8 @@ function insertAtom(tx: ProjectionTx, e: RecordedEvent<Extracted>): void {
   tx.run(
     `INSERT INTO {memory_atoms} (atom_id, memory_id, atom_type, content, content_key, entities, importance, confidence,
        ttl_days, expires_at, status, reinforcement_count, decay_type, superseded_by, session_id, persona_id,
-       created_at, updated_at, fts_rowid)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', 0, ?, NULL, ?, ?, ?, ?, ?)`,
+       created_at, updated_at, touched_at, fts_rowid)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', 0, ?, NULL, ?, ?, ?, ?, ?, ?)`,
     d.atomId,
     d.memoryId,
     d.atomType,
@@ -51,6 +52,7 @@ function insertAtom(tx: ProjectionTx, e: RecordedEvent<Extracted>): void {
     d.decayType,
     d.sessionId,
     d.personaId,
+    at,
     at,
     at,
     rowid,
@@ -86,6 +88,32 @@ function eraseAtom(tx: ProjectionTx, atomId: string): void {
   tx.run(`UPDATE {memory_atoms} SET status = 'erased', content = '', content_key = '', entities = '[]', fts_rowid = NULL WHERE atom_id = ?`, atomId);
 }
 
+/**
+ * A state change moves the atom only from the state it was decided on, and only along the state
+ * machine: a change decided on a stale read (a tick racing an edit) changes nothing, in every replay.
+ * Expiry is a soft delete: out of keyword search, content kept until the atom is forgotten. Waking
+ * a dormant atom counts as using it.
+ */
+function changeState(tx: ProjectionTx, e: RecordedEvent<EventOf<'AtomStateChanged'>>): void {
+  const { atomId, from, to } = e.data;
+  const row = tx.get<{ status: string; fts_rowid: number | null }>('SELECT status, fts_rowid FROM {memory_atoms} WHERE atom_id = ?', atomId);
+  if (!row || row.status !== from || !isLegalAtomTransition(from, to)) return;
+  if (to === 'forgotten') return forgetAtoms(tx, 'atom_id', atomId, e.metadata.occurredAt);
+  const at = e.metadata.occurredAt;
+  if (to === 'expired' && row.fts_rowid !== null) tx.run('DELETE FROM {memory_atoms_fts} WHERE rowid = ?', row.fts_rowid);
+  tx.run(
+    `UPDATE {memory_atoms} SET status = ?, superseded_by = ?, updated_at = ?, touched_at = CASE WHEN ? THEN ? ELSE touched_at END,
+       fts_rowid = CASE WHEN ? THEN NULL ELSE fts_rowid END WHERE atom_id = ?`,
+    to,
+    e.data.supersededBy,
+    at,
+    from === 'dormant' && to === 'active' ? 1 : 0,
+    at,
+    to === 'expired' ? 1 : 0,
+    atomId,
+  );
+}
+
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'AtomExtracted':
@@ -95,25 +123,19 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
       return;
     case 'AtomReinforced':
       // The count is absolute (the engine's count after this reinforcement), so a replay cannot drift.
+      // Only a live atom is reinforced: an expired one stays expired.
       tx.run(
-        `UPDATE {memory_atoms} SET reinforcement_count = ?, expires_at = ?, updated_at = ?
-         WHERE atom_id = ? AND status NOT IN ('forgotten', 'erased')`,
+        `UPDATE {memory_atoms} SET reinforcement_count = ?, expires_at = ?, updated_at = ?, touched_at = ?
+         WHERE atom_id = ? AND status IN ('active', 'dormant')`,
         e.data.reinforcementCount,
         utc(e.data.expiresAt),
+        e.metadata.occurredAt,
         e.metadata.occurredAt,
         e.data.atomId,
       );
       return;
     case 'AtomStateChanged':
-      if (e.data.to === 'forgotten') return forgetAtoms(tx, 'atom_id', e.data.atomId, e.metadata.occurredAt);
-      tx.run(
-        `UPDATE {memory_atoms} SET status = ?, superseded_by = ?, updated_at = ? WHERE atom_id = ? AND status NOT IN ('forgotten', 'erased')`,
-        e.data.to,
-        e.data.supersededBy,
-        e.metadata.occurredAt,
-        e.data.atomId,
-      );
-      return;
+      return changeState(tx, e);
     case 'MemoryForgotten':
       return forgetAtoms(tx, 'memory_id', e.data.memoryId, e.metadata.occurredAt);
     default:
@@ -124,7 +146,8 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
 /** Atoms: the small typed statements the engine extracted from each memory, with their TTL and status. */
 export const atomsProjection: Projection = {
   name: 'atoms',
-  version: 1,
+  // 2: touched_at (last extraction, reinforcement or wake), the state machine guard, expiry leaves FTS (ADR 29).
+  version: 2,
   tables: [
     { name: 'memory_atoms', key: 'atom_id' },
     { name: 'memory_atoms_fts', key: 'atom_id' },
@@ -152,6 +175,7 @@ export const atomsProjection: Projection = {
         persona_id TEXT,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
+        touched_at TEXT NOT NULL,
         fts_rowid INTEGER UNIQUE
       );
       CREATE INDEX ${t}_memory ON {memory_atoms} (memory_id);

@@ -62,6 +62,30 @@ function patchMetadata(tx: ProjectionTx, memoryId: string, event: RecordedEvent,
   );
 }
 
+/**
+ * A tick's decays, one statement per memory (a tick touches every memory: no JSON round trip in
+ * JavaScript). The importance moves only from the value the tick decided on, so a change that
+ * landed in between is kept; the access count loses what the tick took, never more than it has.
+ * Importance and access count are not edits: updatedAt stays. Ticks store 4-decimal values,
+ * which SQLite writes as JavaScript would.
+ */
+function applyDecays(tx: ProjectionTx, e: RecordedEvent<EventOf<'MemoryImportanceDecayed'>>): void {
+  const position = Number(e.globalPosition);
+  for (const d of e.data.decays) {
+    tx.run(
+      `UPDATE {documents} SET last_position = ?, metadata = json_set(metadata,
+         '$.importance', CASE WHEN json_extract(metadata, '$.importance') = ? THEN ? ELSE json_extract(metadata, '$.importance') END,
+         '$.accessCount', CAST(max(0, json_extract(metadata, '$.accessCount') - ?) AS INTEGER))
+       WHERE memory_id = ? AND json_extract(metadata, '$.status') <> 'erased'`,
+      position,
+      d.from,
+      d.to,
+      d.accessFrom - d.accessTo,
+      d.memoryId,
+    );
+  }
+}
+
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'MemoryWritten':
@@ -78,7 +102,7 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
       return patchMetadata(tx, e.data.memoryId, e, () => rest, text);
     }
     case 'MemoryImportanceDecayed':
-      return patchMetadata(tx, e.data.memoryId, e, () => ({ importance: e.data.to }));
+      return applyDecays(tx, e);
     case 'MemoryArchived':
       return patchMetadata(tx, e.data.memoryId, e, () => ({ status: 'archived', statusReason: e.data.reason }));
     case 'MemoryRestored':
@@ -106,7 +130,8 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
 /** Memory text and metadata: the table every other read model and query starts from. */
 export const documentsProjection: Projection = {
   name: 'documents',
-  version: 2,
+  // 3: decays come in batches and halve the access count (ADR 29).
+  version: 3,
   tables: [{ name: 'documents', key: 'memory_id' }],
   handles: [
     'MemoryWritten',

@@ -18,9 +18,10 @@ export function subjectsOf(event: RecordedEvent, atomMemory: (atomId: string) =>
     return [{ kind: 'atom', id }, ...(owner ? [memory(owner)] : [])];
   };
   switch (event.type) {
+    case 'MemoryImportanceDecayed':
+      return event.data.decays.map((d) => memory(d.memoryId));
     case 'MemoryWritten':
     case 'MemoryUpdated':
-    case 'MemoryImportanceDecayed':
     case 'MemoryArchived':
     case 'MemoryRestored':
     case 'MemoryForgotten':
@@ -37,7 +38,7 @@ export function subjectsOf(event: RecordedEvent, atomMemory: (atomId: string) =>
     case 'AtomExtracted':
       return [{ kind: 'atom', id: event.data.atomId }, memory(event.data.memoryId)];
     case 'AtomReinforced':
-      return [...atom(event.data.atomId), memory(event.data.byMemoryId)];
+      return [...atom(event.data.atomId), ...(event.data.byMemoryId === null ? [] : [memory(event.data.byMemoryId)])];
     case 'AtomStateChanged':
       return atom(event.data.atomId);
     case 'SummaryCommitted':

@@ -25,6 +25,8 @@ export interface MemoryAtom {
   readonly personaId: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The last extraction, reinforcement or wake: an atom's decay counts from here. */
+  readonly touchedAt: string;
 }
 
 export interface AtomFilter {
@@ -56,6 +58,7 @@ interface Row {
   persona_id: string | null;
   created_at: string;
   updated_at: string;
+  touched_at: string;
 }
 
 const toAtom = (r: Row): MemoryAtom => ({
@@ -76,10 +79,11 @@ const toAtom = (r: Row): MemoryAtom => ({
   personaId: r.persona_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  touchedAt: r.touched_at,
 });
 
 const columns = `atom_id, memory_id, atom_type, content, entities, importance, confidence, ttl_days, expires_at, status,
-  reinforcement_count, decay_type, superseded_by, session_id, persona_id, created_at, updated_at`;
+  reinforcement_count, decay_type, superseded_by, session_id, persona_id, created_at, updated_at, touched_at`;
 
 /** ` AND status IN (...) AND (expires_at IS NULL OR expires_at > ?)`; expiries are stored as UTC `...Z`. */
 function filterSql(filter: AtomFilter, params: unknown[]): string {
@@ -106,6 +110,10 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
   return {
     get(atomId: string): MemoryAtom | undefined {
       return select('atom_id = ?', [atomId], {})[0];
+    },
+    /** Every atom in one of `statuses`, oldest first: what a decay tick looks at. */
+    inStatuses(statuses: readonly AtomStatus[]): MemoryAtom[] {
+      return select('1', [], { statuses });
     },
     /** The atoms extracted from one memory, oldest first. */
     ofMemory(memoryId: string, filter: AtomFilter = {}): MemoryAtom[] {

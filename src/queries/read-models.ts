@@ -7,6 +7,7 @@ import { createGraphQueries } from './graph.js';
 import { createGraphViewQueries } from './graph-view.js';
 import { createHistoryQueries } from './history.js';
 import { createKeywordSearch } from './keyword.js';
+import { createLifecycleQueries } from './lifecycle.js';
 import { createSourceQueries } from './sources.js';
 
 /** Resolves a projection's table to its live generation's physical name (the runner's `liveTable`). */
@@ -23,6 +24,7 @@ export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
     conversations: createConversationQueries(db, (name) => liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
     sources: createSourceQueries(db, () => liveTable('memory_sources', 'memory_sources')),
     history: createHistoryQueries(db, () => liveTable('memory_events', 'memory_events')),
+    lifecycle: createLifecycleQueries(db, (name) => (name === 'documents' ? liveTable('documents', 'documents') : liveTable('lifecycle', name))),
   };
 }
 

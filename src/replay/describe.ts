@@ -14,8 +14,13 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
       const access = event.data.accesses.find((a) => a.memoryId === subjectId);
       return `accessed ${count(access?.count ?? 0, 'time')} (batch ${event.data.batchId} of ${count(event.data.accesses.length, 'memory', 'memories')})`;
     }
-    case 'MemoryImportanceDecayed':
-      return `importance decayed ${event.data.from} -> ${event.data.to} (tick ${event.data.tickId})`;
+    case 'MemoryImportanceDecayed': {
+      const decay = event.data.decays.find((d) => d.memoryId === subjectId);
+      const access = decay && decay.accessFrom !== decay.accessTo ? `, access count ${decay.accessFrom} -> ${decay.accessTo}` : '';
+      return decay
+        ? `importance decayed ${decay.from} -> ${decay.to}${access} (tick ${event.data.tickId})`
+        : `importance of ${count(event.data.decays.length, 'memory', 'memories')} decayed (tick ${event.data.tickId})`;
+    }
     case 'MemoryArchived':
       return `archived: ${event.data.reason}`;
     case 'MemoryRestored':
@@ -24,8 +29,8 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
       return `forgotten: ${event.data.reason}`;
     case 'MemoriesConsolidated':
       return event.data.memoryId === subjectId
-        ? `consolidated from ${event.data.mergedMemoryIds.join(', ')}`
-        : `merged into ${event.data.memoryId}`;
+        ? `consolidated from ${event.data.mergedMemoryIds.join(', ')} (${event.data.grouping}: ${event.data.reason})`
+        : `merged into ${event.data.memoryId} (${event.data.grouping}: ${event.data.reason}; originals ${event.data.retention === 'archive' ? 'archived' : 'forgotten'})`;
     case 'MemoryEmbeddingFailed':
       return `embedding failed: ${event.data.error}`;
     case 'MemoryEmbeddingRepaired':
@@ -35,7 +40,7 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
         ? `atom extracted from memory ${event.data.memoryId}: ${event.data.atomType} ${quote(event.data.content)}`
         : `atom ${event.data.atomId} extracted: ${event.data.atomType} ${quote(event.data.content)}`;
     case 'AtomReinforced':
-      return `atom ${event.data.atomId} reinforced by memory ${event.data.byMemoryId} (${count(event.data.reinforcementCount, 'time')})`;
+      return `atom ${event.data.atomId} reinforced: ${event.data.reason} (${count(event.data.reinforcementCount, 'time')}, expires ${event.data.expiresAt ?? 'never'})`;
     case 'AtomStateChanged':
       return `atom ${event.data.atomId} ${event.data.from} -> ${event.data.to}: ${event.data.reason}`;
     case 'GraphEntriesLinked':
@@ -57,7 +62,7 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
     case 'MessageCleaned':
       return `message ${event.data.index} of session ${event.data.sessionId} cleaned of injected text`;
     case 'DecayTicked':
-      return `decay tick ${event.data.tickId} as of ${event.data.asOf}: ${count(event.data.affected, 'memory', 'memories')} affected`;
+      return `decay tick ${event.data.tickId} of ${event.data.date} as of ${event.data.asOf}: ${count(event.data.affected, 'memory', 'memories')} decayed, ${count(event.data.atomTransitions, 'atom transition')}`;
     case 'ProviderFingerprintChanged':
       return `${event.data.role} provider is now ${event.data.current.provider}/${event.data.current.model}`;
     case 'ProjectionRebuildStarted':
@@ -67,7 +72,17 @@ export function describeEvent(event: DomainEvent, subjectId: string): string {
     case 'ProjectionRebuildFailed':
       return `rebuild of ${event.data.projection} g${event.data.generation} failed: ${event.data.error}`;
     case 'BackupTaken':
-      return `backup ${event.data.backupId} at ${event.data.position}`;
+      return `backup ${event.data.backupId} at ${event.data.position} (${event.data.reason}${event.data.managed ? ', managed' : ''}${event.data.verified ? ', verified' : ''})`;
+    case 'BackupRemoved':
+      return `backup ${event.data.backupId} removed: ${event.data.reason}`;
+    case 'BackupRestored':
+      return `store restored from backup ${event.data.backupId} (position ${event.data.position}); the store before is backup ${event.data.safetyBackupId}`;
+    case 'BackupShredded':
+      return `backup ${event.data.backupId}: ${event.data.subject.kind} ${event.data.subject.id} shredded (${count(event.data.keysDestroyed, 'key')})`;
+    case 'StoreVersionChanged':
+      return `package version ${event.data.from ?? '(none)'} -> ${event.data.to}${event.data.backupId ? ` after backup ${event.data.backupId}` : ''}`;
+    case 'StoreMigrated':
+      return `schema ${event.data.from} -> ${event.data.to}: ${event.data.migrations.join(', ')}${event.data.backupId ? ` after backup ${event.data.backupId}` : ''}`;
     case 'MemoriesImportStarted':
       return `import ${event.data.importId} from ${event.data.source} started (${count(event.data.memoryIds.length, 'memory', 'memories')})`;
     case 'MemoriesImportCompleted':

@@ -41,7 +41,7 @@ export function derivedAtoms() {
           importance: d.importance, confidence: d.confidence, ttlDays: d.ttlDays,
           expiresAt: d.expiresAt === null ? null : new Date(d.expiresAt).toISOString(), status: 'active', reinforcementCount: 0,
           decayType: d.decayType, supersededBy: null, sessionId: d.sessionId, personaId: d.personaId,
-          createdAt: e.metadata.occurredAt, updatedAt: e.metadata.occurredAt,
+          createdAt: e.metadata.occurredAt, updatedAt: e.metadata.occurredAt, touchedAt: e.metadata.occurredAt,
         };
         const key = scopeKey(d.sessionId, d.personaId, atomKey(d.content));
         byKey.set(key, [...(byKey.get(key) ?? []), atom]);

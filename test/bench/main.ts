@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: the core, projections and EventStoreDB benchmarks, in one process, printed as
+ * `npm run bench`: the core, projections, EventStoreDB, doors and lifecycle benchmarks, in one process, printed as
  * one table with a section each, or with `--json` as one JSON object `{ title, meta, sections: { core,
- * projections, eventstoredb }, allTargetsPass }` on stdout (progress goes to stderr).
+ * projections, doors, eventstoredb, lifecycle }, allTargetsPass }` on stdout (progress goes to stderr).
  *
  *   node dist/test/bench/main.js [--json] [--reps=N] [--single=N] [--events=N]   (core)
  *                                [--writes=N] [--memories=N] [--queries=N]        (projections)
  *                                [--esdb-memories=N]                              (EventStoreDB, ADR 27)
+ *                                [--tick-memories=N] [--consolidation-memories=N] (lifecycle, ADR 29)
  *
  * --memories=N sets the size of the rebuilt log and of the searched indexes (default 100,000), the
  * figure that decides how long the run takes; --writes=N the memories written through the engine
@@ -16,6 +17,7 @@ import { runCoreBench } from './core.bench.js';
 import { runEventStoreBench } from './eventstore.bench.js';
 import { runDoorsBench } from './doors.bench.js';
 import { runProjectionsBench } from './projections.bench.js';
+import { runLifecycleBench } from './lifecycle.bench.js';
 import { printCombinedReport } from './report.js';
 import { progress } from './support.js';
 
@@ -30,6 +32,8 @@ async function main(): Promise<void> {
   const eventstoredb = await runEventStoreBench();
   progress('doors benchmark');
   const doors = await runDoorsBench();
+  progress('lifecycle benchmark');
+  const lifecycle = await runLifecycleBench();
   const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' ');
   printCombinedReport({
     title: 'LivingMemory benchmarks (ratio = ours / raw, in the same run)',
@@ -41,7 +45,7 @@ async function main(): Promise<void> {
       loadAverageAtEnd: load(loadavg()),
       totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
     },
-    sections: { core, projections, doors, eventstoredb },
+    sections: { core, projections, doors, eventstoredb, lifecycle },
   });
 }
 

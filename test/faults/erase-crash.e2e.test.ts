@@ -12,7 +12,7 @@ import { faultClass } from '../support/faults/table.js';
 const dirs: string[] = [];
 const tally = faultClass('SIGKILL erase');
 afterAll(() => {
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  dirs.forEach((dir) => [dir, `${dir}-backups`].forEach((d) => rmSync(d, { recursive: true, force: true })));
   tally.record('at each step boundary, and once watched from outside');
 });
 
@@ -53,9 +53,11 @@ function expectFinished(dataDir: string): void {
     { type: 'SubjectErased' },
     { type: 'ErasureStepCompleted', step: 'rebuild-read-models' },
     { type: 'ErasureStepCompleted', step: 'scrub-store-file' },
+    { type: 'ErasureStepCompleted', step: 'shred-managed-backups' },
     { type: 'ErasureFinished' },
   ]);
-  const markers = markersIn(filesUnder(dataDir), ['zqtina']);
+  // The managed backups beside the data dir (the one taken before the erase among them) are shredded too (ADR 29).
+  const markers = markersIn([...filesUnder(dataDir), ...filesUnder(`${dataDir}-backups`)], ['zqtina']);
   tally.counts.markerFiles += Object.values(markers).flat().length;
   expect(markers).toEqual({});
   const omar = JSON.parse(lmem(['search', 'zqomar1', '--json']).stdout) as { memories: { text: string }[] };
@@ -65,7 +67,7 @@ function expectFinished(dataDir: string): void {
 // Every boundary of the process: after a step's record, and after a step's work but before its record.
 const pausePoints = [
   'started', 'destroy-key', 'rebuild-read-models:midway', 'rebuild-read-models:unmarked', 'rebuild-read-models',
-  'scrub-store-file:unmarked', 'scrub-store-file',
+  'scrub-store-file:unmarked', 'scrub-store-file', 'shred-managed-backups:unmarked', 'shred-managed-backups',
 ];
 
 describe('an erasure killed at any step is finished on the next open, before any read', () => {

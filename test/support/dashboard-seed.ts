@@ -1,7 +1,5 @@
 import { loadConfig } from '../../src/engine/config.js';
 import { createMemoryEngine, type MemoryEngine } from '../../src/engine/engine.js';
-import { recordEvent } from '../../src/engine/system-events.js';
-import { streams } from '../../src/events/streams.js';
 import { testEnvironment } from './engine.js';
 
 /** What the browser tests look for in the seeded store. */
@@ -12,6 +10,8 @@ export interface SeededStore {
   readonly erasableUser: string;
   readonly erasableText: string;
   readonly graphNodes: number;
+  /** The memories the seed's decay tick decayed (the active ones). */
+  readonly decayed: number;
 }
 
 const notes: [user: string, session: string, text: string, participants: string[], topics: string[]][] = [
@@ -73,13 +73,11 @@ export async function seedDashboardStore(dir: string, options: { graphNodes?: nu
       await engine.beforeLlmRequest({ sessionId, userId: 'alice', message: { messageId: `q${n + 1}`, content: question, senderName: 'Alice' } });
       await engine.afterLlmResponse({ sessionId, userId: 'alice', message: { messageId: `a${n + 1}`, content: `Here is what I remember about that (${n + 1}).` } });
     }
-    // No decay scheduler on this branch: one tick appended as it would append it (a stand-in).
-    await recordEvent(engine.log, testEnvironment(Date.UTC(2026, 0, 6), 'tick'), 'scheduler', streams.decay, {
-      type: 'DecayTicked', schemaVersion: 1, data: { tickId: 'tick-1', asOf: '2026-01-06T00:00:00.000Z', decayRate: 0.02, affected: 9 },
-    });
+    // One decay tick, as the scheduler runs it the next day.
+    const { decayed } = await engine.lifecycle.tick(new Date(Date.UTC(2026, 0, 6)));
     const graphNodes = options.graphNodes ?? 0;
     if (graphNodes > 0) await seedGraph(engine, graphNodes);
-    return { editable: ids[0] as string, sessionId, turns: questions.length, erasableUser: 'carol', erasableText: 'Harbour Street', graphNodes };
+    return { editable: ids[0] as string, sessionId, turns: questions.length, erasableUser: 'carol', erasableText: 'Harbour Street', graphNodes, decayed };
   } finally {
     await engine.close();
   }

@@ -44,7 +44,8 @@ export async function openTestEngine(dir: string, options: EngineOptions = {}) {
 
 export function tempDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'lmem-engine-'));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  // The managed backups live beside the data dir (ADR 29).
+  return { dir, remove: () => ['', '-backups'].forEach((suffix) => rmSync(`${dir}${suffix}`, { recursive: true, force: true })) };
 }
 
 /** Opens a fresh test engine on a temporary folder before each test and closes and removes it after. */

@@ -88,7 +88,8 @@ export async function playHistory(log: EventLog, steps: readonly Step[], onCatch
       const accesses = step.ids.map((i) => ({ memoryId: `m${i}`, count: 1, lastAccessedAt: testMetadata(n).now }));
       await log.append(streams.access, stampEvents([{ type: 'MemoriesAccessed', schemaVersion: 1, data: { batchId: `b${n}`, accesses } }], testMetadata(n + 1000)));
     } else if (step.kind === 'decay') {
-      const body = { type: 'MemoryImportanceDecayed' as const, schemaVersion: 1 as const, data: { memoryId: `m${step.id}`, tickId: `t${n}`, from: 1, to: step.to } };
+      const decays = [{ memoryId: `m${step.id}`, from: 1, to: step.to, accessFrom: 0, accessTo: 0 }];
+      const body = { type: 'MemoryImportanceDecayed' as const, schemaVersion: 2 as const, data: { tickId: `t${n}`, decays } };
       await log.append(streams.memory(`m${step.id}`), stampEvents([body], testMetadata(n + 2000)), { expectedRevision: 'stream_exists' }).catch((error: unknown) => {
         if (!(error instanceof ConcurrencyError)) throw error;
       });

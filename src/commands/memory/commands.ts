@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AtomStatus } from '../../events/atom.js';
 import type { EventData, EventOf } from '../../events/catalog.js';
 import { importanceSchema, labels, nonEmptyText, sourceMessageSchema } from '../../events/fields.js';
 import { boundedText, boundedTotal, defaultLimits, fixedLimits, type Limits } from '../../events/bounds.js';
@@ -50,11 +51,20 @@ export type MemoryCommandData<T extends MemoryCommandType> = z.output<Schemas[T]
  * What the engine derived before the command (graph links, atoms): appended with the memory's own
  * event in one atomic append, so the log never holds a memory without its derived facts.
  */
-export type DerivedEvent = EventBody<EventOf<'GraphEntriesLinked' | 'AtomExtracted' | 'AtomReinforced'>>;
+export type DerivedEvent = EventBody<EventOf<'GraphEntriesLinked' | 'AtomExtracted' | 'AtomReinforced' | 'AtomStateChanged'>>;
 
-export type WriteMemory = Command<'WriteMemory', EventData<'MemoryWritten'>> & { readonly derived?: readonly DerivedEvent[] };
+export type WriteMemory = Command<'WriteMemory', EventData<'MemoryWritten'>> & {
+  readonly derived?: readonly DerivedEvent[];
+  /** Set when the memory consolidates others: recorded in the same append as the memory (ADR 29). */
+  readonly consolidates?: EventBody<EventOf<'MemoriesConsolidated'>>;
+};
 export type UpdateMemory = Command<'UpdateMemory', MemoryCommandData<'UpdateMemory'>> & {
   readonly derived?: readonly DerivedEvent[];
+  /**
+   * The statuses the read model shows for the memory's atoms: ticks move atoms in their own
+   * streams, so only these say which ones a new text may still supersede.
+   */
+  readonly atomStatuses?: Readonly<Record<string, AtomStatus>>;
 };
 export type ForgetMemory = Command<'ForgetMemory', MemoryCommandData<'ForgetMemory'>>;
 export type ArchiveMemory = Command<'ArchiveMemory', MemoryCommandData<'ArchiveMemory'>>;

@@ -1,4 +1,5 @@
 import { DomainError } from '../errors.js';
+import { transition } from '../lifecycle/atoms.js';
 import type { Decider, EventBody } from '../decider.js';
 import type { MemoryCommand, UpdateMemory } from './commands.js';
 import { assertNever, evolveMemory, initialMemoryState, type MemoryEvent, type MemoryFields, type MemoryState } from './state.js';
@@ -10,7 +11,10 @@ export function decideMemory(command: MemoryCommand, state: MemoryState): Body[]
   switch (command.type) {
     case 'WriteMemory':
       if (state.status !== 'absent') throw new DomainError('memory_exists', `memory ${command.data.memoryId} already exists`);
-      return [{ type: 'MemoryWritten', schemaVersion: 2, data: command.data }, ...(command.derived ?? [])];
+      if (command.consolidates && command.consolidates.data.memoryId !== command.data.memoryId) {
+        throw new DomainError('consolidation_mismatch', `a consolidation of ${command.consolidates.data.memoryId} cannot be written with memory ${command.data.memoryId}`);
+      }
+      return [{ type: 'MemoryWritten', schemaVersion: 2, data: command.data }, ...(command.derived ?? []), ...(command.consolidates ? [command.consolidates] : [])];
     case 'UpdateMemory':
       return decideUpdate(command, living(state, command.data.memoryId, 'update'));
     case 'ForgetMemory':
@@ -28,20 +32,21 @@ export function decideMemory(command: MemoryCommand, state: MemoryState): Body[]
 }
 
 function decideUpdate(command: UpdateMemory, memory: { memory: MemoryFields; atomIds: readonly string[] }): Body[] {
+  // Importance decays in the ticks' streams, so the stream's copy may be stale: a given importance always records.
   const changes = Object.fromEntries(
     Object.entries(command.data.changes).filter(
-      ([key, value]) => JSON.stringify(memory.memory[key as keyof MemoryFields]) !== JSON.stringify(value),
+      ([key, value]) => key === 'importance' || JSON.stringify(memory.memory[key as keyof MemoryFields]) !== JSON.stringify(value),
     ),
   );
   if (Object.keys(changes).length === 0) return [];
   const updated: Body = { type: 'MemoryUpdated', schemaVersion: 1, data: { memoryId: command.data.memoryId, changes } };
   if (changes.text === undefined || !command.derived) return [updated];
-  // New text, new facts: the atoms of the old text are superseded by the ones derived from the new.
-  const superseded: Body[] = memory.atomIds.map((atomId) => ({
-    type: 'AtomStateChanged',
-    schemaVersion: 1,
-    data: { atomId, from: 'active', to: 'superseded', reason: 'memory text updated', supersededBy: null },
-  }));
+  // New text, new facts: the live atoms of the old text are superseded by the ones derived from the new.
+  // An atom the read model does not show yet was extracted just now, so it is active.
+  const superseded: Body[] = memory.atomIds.flatMap((atomId) => {
+    const from = command.atomStatuses?.[atomId] ?? 'active';
+    return from === 'active' || from === 'dormant' ? [transition(atomId, from, 'superseded', 'memory text updated')] : [];
+  });
   return [updated, ...superseded, ...command.derived];
 }
 

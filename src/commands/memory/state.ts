@@ -9,6 +9,7 @@ export type MemoryEvent = EventOf<
   | 'MemoryForgotten'
   | 'MemoryEmbeddingFailed'
   | 'MemoryEmbeddingRepaired'
+  | 'MemoriesConsolidated'
   | 'GraphEntriesLinked'
   | 'AtomExtracted'
   | 'AtomReinforced'
@@ -38,7 +39,11 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
     case 'MemoryUpdated':
       return withMemory(state, (memory) => ({ ...memory, ...event.data.changes }));
     case 'MemoryImportanceDecayed':
-      return withMemory(state, (memory) => ({ ...memory, importance: event.data.to }));
+      // Ticks append to their own streams; a memory stream holds only a v1 decay (upcast to a batch of one).
+      return withMemory(state, (memory) => {
+        const decay = event.data.decays.find((d) => d.memoryId === memory.memoryId);
+        return decay ? { ...memory, importance: decay.to } : memory;
+      });
     case 'MemoryArchived':
       return withStatus(state, 'archived');
     case 'MemoryRestored':
@@ -53,6 +58,7 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
     // Derived facts travel in the memory's stream but change none of its rules.
     case 'MemoryEmbeddingFailed':
     case 'MemoryEmbeddingRepaired':
+    case 'MemoriesConsolidated':
     case 'GraphEntriesLinked':
     case 'AtomReinforced':
       return state;

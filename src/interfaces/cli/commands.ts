@@ -1,3 +1,4 @@
+import type { MemoryEngine } from '../../engine/engine.js';
 import { ValidationError } from '../../events/errors.js';
 import { integer, list, number, position, required, str, type Command, type Handler } from './args.js';
 import { opt, recallScope, subjectOptions } from './options.js';
@@ -15,6 +16,7 @@ import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { exitCodes } from './exit-codes.js';
 import { complianceCommands } from './compliance-commands.js';
+import { lifecycleCommands } from './lifecycle-commands.js';
 import { serveCommands } from './serve-command.js';
 import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
@@ -42,6 +44,7 @@ const status: Handler = async (engine, _inv, out) => {
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
+      lifecycleLines(s.lifecycle),
       table([
         ['projection', 'version', 'generation', 'checkpoint', 'behind (events)', 'behind (ms)', 'rebuilding', 'failed at'],
         ...[...s.projections, { ...s.vectors, version: null }, { ...s.graphVectors, version: null }].map((p) => [
@@ -58,6 +61,15 @@ const status: Handler = async (engine, _inv, out) => {
     ].join('\n'),
   );
 };
+
+function lifecycleLines(l: Awaited<ReturnType<MemoryEngine['status']>>['lifecycle']): string {
+  const last = l.lastTick ? `${l.lastTick.date} (${l.lastTick.decayed} decayed, ${l.lastTick.atomTransitions} atom transitions)` : 'none';
+  return [
+    `decay ticks: last ${last}, next ${l.nextTick ?? '-'}`,
+    `consolidation: next ${l.nextConsolidation ?? 'on demand (lifecycle.consolidation.daily is off)'}`,
+    `last backup: ${l.lastBackup ? `${l.lastBackup.backupId} (${l.lastBackup.reason}, ${l.lastBackup.takenAt})` : 'none'}`,
+  ].join('\n');
+}
 
 const add: Handler = async (engine, inv, out) => {
   const receipt = await engine.writeMemory({
@@ -115,6 +127,8 @@ const start: Handler = async (engine, inv, out) => {
   // Until the server exists, the main job is to open the store, bring every projection up to the
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
+  // The missed decay ticks (and what follows them) run before the status is printed.
+  await engine.lifecycle.scheduler.idle();
   const { repaired } = engine.maintenance.status();
   const warning = coverageWarning((await engine.status()).embedding);
   if (warning) process.stderr.write(`warning: ${warning}\n`);
@@ -217,5 +231,6 @@ export const commands: Readonly<Record<string, Command>> = {
   ...conversationCommands,
   ...complianceCommands,
   ...keysCommands,
+  ...lifecycleCommands,
   ...serveCommands,
 };

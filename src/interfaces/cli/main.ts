@@ -50,9 +50,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     await line.command.check?.(config);
     checkDataDir(config.dataDir, config.databaseFile, line.command.creates === true);
     // Only `start` runs the background consistency check: other commands are short-lived.
+    // Only `start` runs the lifecycle scheduler too (missed ticks, then daily): `tick` runs one on demand.
     // Loaded only once the command line is known good: --help and bad input never pay for the engine.
     const { createMemoryEngine } = await import('../../engine/engine.js');
-    const engine = await createMemoryEngine(config, { maintenance: false });
+    const engine = await createMemoryEngine(config, { maintenance: false, scheduler: line.name === 'start' });
     try {
       const inv = { positionals: line.positionals, flags: line.flags, config };
       return (await line.command.run(engine, inv, createOutput(json))) ?? exitCodes.ok;

@@ -64,10 +64,18 @@ export function recordsOf(e: RecordedEvent, filter: SubjectFilter): ComplianceRe
     case 'MemoryRestored':
       return [make('memory_change', e.data.memoryId, { memoryId: e.data.memoryId, details: { change: 'restored' } })];
     case 'MemoryImportanceDecayed':
-      return [make('memory_change', e.data.memoryId, { memoryId: e.data.memoryId, details: { change: 'importance decayed', from: e.data.from, to: e.data.to } })];
+      return e.data.decays.filter((d) => filter.hasMemory(d.memoryId)).map((d) =>
+        make('memory_change', d.memoryId, {
+          memoryId: d.memoryId, reason: `decay tick ${e.data.tickId}`,
+          details: { change: 'importance decayed', from: d.from, to: d.to, accessFrom: d.accessFrom, accessTo: d.accessTo },
+        }),
+      );
     case 'MemoriesConsolidated':
       return [e.data.memoryId, ...e.data.mergedMemoryIds].filter(filter.hasMemory).map((id) =>
-        make('memory_change', id, { memoryId: id, details: { change: 'consolidated', into: e.data.memoryId, merged: e.data.mergedMemoryIds } }),
+        make('memory_change', id, {
+          memoryId: id, reason: e.data.reason,
+          details: { change: 'consolidated', into: e.data.memoryId, merged: e.data.mergedMemoryIds, grouping: e.data.grouping, retention: e.data.retention },
+        }),
       );
     case 'MemoryForgotten':
       return [forgot('memory', e.data.memoryId, e.data.reason, { memoryId: e.data.memoryId })];
@@ -76,7 +84,7 @@ export function recordsOf(e: RecordedEvent, filter: SubjectFilter): ComplianceRe
       return [make('atom', atomId, { memoryId, text: content, sessionId, personaId, details: rest })];
     }
     case 'AtomReinforced':
-      return [make('atom_change', e.data.atomId, { memoryId: e.data.byMemoryId, details: { change: 'reinforced', count: e.data.reinforcementCount, expiresAt: e.data.expiresAt } })];
+      return [make('atom_change', e.data.atomId, { memoryId: e.data.byMemoryId, reason: e.data.reason, details: { change: 'reinforced', count: e.data.reinforcementCount, expiresAt: e.data.expiresAt } })];
     case 'AtomStateChanged':
       return e.data.to === 'forgotten'
         ? [forgot('atom', e.data.atomId, e.data.reason)]

@@ -69,8 +69,9 @@ export function createSubjectFilter(subject: ComplianceSubject) {
       case 'MemoryArchived':
       case 'MemoryRestored':
       case 'MemoryForgotten':
-      case 'MemoryImportanceDecayed':
         return memories.has(e.data.memoryId);
+      case 'MemoryImportanceDecayed':
+        return e.data.decays.some((d) => memories.has(d.memoryId));
       default:
         return false;
     }

@@ -29,8 +29,13 @@ const lifecycleSchema = z
     atoms: z.record(z.string(), z.number()),
     decay: z.object({ ticks: z.number(), last: systemEvent.nullable() }),
     backups: z.object({ count: z.number(), latest: z.array(systemEvent) }),
+    schedule: z.object({ nextTick: z.string().nullable(), nextConsolidation: z.string().nullable(), lastBackup: objectSchema.nullable() }),
+    managedBackups: z.array(objectSchema),
   })
-  .meta({ id: 'LifecycleStatus', description: 'Memories and atoms per lifecycle state, the last decay tick, the latest backups (newest first)' });
+  .meta({
+    id: 'LifecycleStatus',
+    description: 'Memories and atoms per lifecycle state, the last decay tick, the latest backups (newest first), the next tick and consolidation, the managed backups (ADR 29)',
+  });
 
 /** What the dashboard reads beside the core routes: a memory's derived rows, the memory list at a past point, an export's preview. */
 export function dashboardRoutes(app: App, { engine }: DoorContext): void {
@@ -83,16 +88,22 @@ export function dashboardRoutes(app: App, { engine }: DoorContext): void {
   }, async (req) => {
     requireUnscoped(req.principal, 'the lifecycle state of the whole store');
     await engine.indexes.catchUp();
-    // Both are system streams of one event per tick or backup: read whole, they stay small.
     const asRow = (e: Awaited<ReturnType<typeof engine.log.readStream>>[number]) =>
       ({ position: e.globalPosition, occurredAt: e.metadata.occurredAt, actor: e.metadata.actor, data: e.data });
-    const ticks = await engine.log.readStream(streams.decay);
-    const backups = await engine.log.readStream(streams.backups);
+    // The ticks as engine.lifecycle.status() counts them (the lifecycle read model, one row a day), the last one's event from the log.
+    const ticks = engine.indexes.lifecycle.ticks();
+    const lastTick = ticks.at(-1);
+    const tickEvent = lastTick ? (await engine.log.readBackward({ before: lastTick.position + 1n, limit: 1 }))[0] : undefined;
+    // One event per backup and per removal or shred: read whole, it stays small.
+    const backups = (await engine.log.readStream(streams.backups)).filter((e) => e.type === 'BackupTaken');
+    const { nextTick, nextConsolidation, lastBackup } = engine.lifecycle.status();
     return {
       memories: Object.fromEntries(memoryStatuses.map((s) => [s, engine.documents.count(s)])),
       atoms: engine.indexes.atoms.countByStatus(),
-      decay: { ticks: ticks.length, last: ticks.length ? asRow(ticks[ticks.length - 1]!) : null },
+      decay: { ticks: ticks.length, last: tickEvent ? asRow(tickEvent) : null },
       backups: { count: backups.length, latest: backups.slice(-req.query.backups).reverse().map(asRow) },
+      schedule: { nextTick, nextConsolidation, lastBackup },
+      managedBackups: engine.backups.list().slice(0, req.query.backups),
     } as never;
   });
 }

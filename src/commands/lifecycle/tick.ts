@@ -1,0 +1,61 @@
+import type { EventOf } from '../../events/catalog.js';
+import type { Command, Decider, EventBody } from '../decider.js';
+import { atomTick, type AtomLifeInput } from './atoms.js';
+import { decayOne, decaySettingsRecord, type DecayInput } from './decay.js';
+import type { AtomLifecycleSettings, DecaySettings } from './settings.js';
+
+/** Memories per MemoryImportanceDecayed: one tick over 100k memories is 100 events. */
+export const decayBatchSize = 1000;
+
+/**
+ * The decay tick of one date. The engine reads the memories and atoms from the read models
+ * caught up to the log's head; the decision is a pure function of them, the date and the settings.
+ */
+export type TickDecay = Command<
+  'TickDecay',
+  {
+    readonly date: string;
+    readonly asOf: string;
+    /** The latest date already ticked: a tick for that date or an earlier one changes nothing. */
+    readonly lastTickedDate: string | null;
+    readonly memories: readonly DecayInput[];
+    readonly atoms: readonly AtomLifeInput[];
+    readonly decay: DecaySettings;
+    readonly atomSettings: AtomLifecycleSettings;
+  }
+>;
+
+export type TickEvent = EventOf<'DecayTicked' | 'MemoryImportanceDecayed' | 'AtomStateChanged'>;
+type TickState = { readonly ticked: boolean };
+
+/** The id of the tick of `date`; its events' ids derive from it, so a repeat can be told apart from a new tick. */
+export const tickIdOf = (date: string): string => `tick-${date}`;
+
+export function decideTick(command: TickDecay, state: TickState): EventBody<TickEvent>[] {
+  const d = command.data;
+  if (state.ticked || (d.lastTickedDate !== null && d.date <= d.lastTickedDate)) return [];
+  const asOfMs = Date.parse(d.asOf);
+  const tickId = tickIdOf(d.date);
+  const decays = d.memories.flatMap((m) => decayOne(m, d.decay, asOfMs) ?? []);
+  const atomChanges = d.atoms.flatMap((a) => atomTick(a, d.atomSettings, asOfMs));
+  const batches: EventBody<TickEvent>[] = [];
+  for (let i = 0; i < decays.length; i += decayBatchSize) {
+    batches.push({ type: 'MemoryImportanceDecayed', schemaVersion: 2, data: { tickId, decays: decays.slice(i, i + decayBatchSize) } });
+  }
+  const ticked: EventBody<TickEvent> = {
+    type: 'DecayTicked',
+    schemaVersion: 2,
+    data: {
+      tickId, date: d.date, timeZone: d.decay.timeZone, asOf: d.asOf, decayRate: d.decay.rate,
+      affected: decays.length, atomTransitions: atomChanges.length, settings: decaySettingsRecord(d.decay),
+    },
+  };
+  return [ticked, ...batches, ...atomChanges];
+}
+
+/** The stream of one date's tick: empty until the tick, then the tick and its effects. */
+export const tickDecider: Decider<TickDecay, TickEvent, TickState> = {
+  initialState: () => ({ ticked: false }),
+  evolve: (state, event) => (event.type === 'DecayTicked' ? { ticked: true } : state),
+  decide: decideTick,
+};

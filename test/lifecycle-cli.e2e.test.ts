@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshCli, logHead } from './support/cli.js';
+
+/*
+ * The lifecycle as a user drives it from the README: `lmem tick`, `status`, `history`,
+ * `consolidate preview|exec`, `restore`, `backups`, `restore-backup`, and the compliance export,
+ * against a real store, in a time zone other than UTC.
+ */
+
+const dayMs = 86_400_000;
+const zone = 'Europe/Paris';
+const cli = freshCli('lmem-lifecycle-cli-', { LIVINGMEMORY_DECAY_TIME_ZONE: zone, LIVINGMEMORY_DECAY_HOUR: '4' });
+const backupsDir = `${cli.dataDir}-backups`;
+const exports = mkdtempSync(join(tmpdir(), 'lmem-lifecycle-export-'));
+afterAll(() => {
+  for (const dir of [cli.dataDir, backupsDir, exports]) rmSync(dir, { recursive: true, force: true });
+});
+
+const inDays = (days: number) => new Date(Date.now() + days * dayMs).toISOString();
+const localDate = (iso: string) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+const localHour = (iso: string) => Number(new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', hourCycle: 'h23' }).format(new Date(iso)));
+
+interface Lifecycle {
+  lastTick: { date: string; decayed: number } | null;
+  nextTick: string | null;
+  lastBackup: { backupId: string; reason: string } | null;
+}
+const lifecycle = () => cli.json<{ lifecycle: Lifecycle }>(['status']).lifecycle;
+/** What `history` says of each event (in full: the table clips to the screen width). */
+const said = (id: string) => cli.json<{ entries: { description: string }[] }>(['history', id]).entries.map((e) => e.description).join('\n');
+const active = () => cli.json<{ memories: { memoryId: string }[] }>(['list']).memories.map((m) => m.memoryId).sort();
+
+describe('the lifecycle from the command line', () => {
+  const texts = ['Ann planted tomatoes in the garden', 'Ann watered the garden tomatoes', 'Ann picked the first garden tomatoes'];
+  let ids: string[] = [];
+  let consolidated = '';
+  beforeAll(() => {
+    ids = texts.map((text) => cli.json<{ memoryId: string }>(['add', text, '--session', 's1', '--user', 'ann', '--importance', '0.3']).memoryId);
+  });
+
+  it('ticks once per date in the configured zone, and says when the next tick is', () => {
+    const before = lifecycle();
+    expect(before.lastTick).toBeNull();
+    expect(localHour(before.nextTick as string)).toBe(4);
+    const at = inDays(1);
+    const tick = cli.json<{ ticked: boolean; date: string; decayed: number }>(['tick', '--at', at]);
+    expect(tick).toMatchObject({ ticked: true, date: localDate(at), decayed: 3 });
+    const head = logHead(cli.dataDir);
+    expect(cli.run(['tick', '--at', at]).stdout).toMatch(/ticked already/);
+    expect(logHead(cli.dataDir)).toBe(head);
+    const bad = cli.run(['tick', '--at', 'tomorrow']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/at/);
+    const after = lifecycle();
+    expect(after.lastTick).toMatchObject({ date: localDate(at), decayed: 3 });
+    // The next tick is the day after the last one, at 04:00 in Paris.
+    expect(localDate(after.nextTick as string) > localDate(at)).toBe(true);
+    expect(localHour(after.nextTick as string)).toBe(4);
+    expect(cli.run(['status']).stdout).toMatch(new RegExp(`decay ticks: last ${localDate(at)} \\(3 decayed`));
+    expect(said(ids[0] as string)).toMatch(/importance decayed 0\.3 -> 0\.297 \(tick tick-/);
+    expect(cli.run(['history', ids[0] as string]).stdout).toMatch(/MemoryImportanceDecayed +system:lifecycle/);
+  });
+
+  it('previews a consolidation without writing, then executes it after a backup, archiving the originals with the reason', () => {
+    const at = inDays(10);
+    const head = logHead(cli.dataDir);
+    const plan = cli.json<{ groups: { memoryIds: string[] }[] }>(['consolidate', 'preview', '--at', at]);
+    expect(plan.groups.map((g) => [...g.memoryIds].sort())).toEqual([[...ids].sort()]);
+    expect(logHead(cli.dataDir)).toBe(head);
+    const result = cli.json<{ consolidated: { memoryId: string; mergedMemoryIds: string[] }[] }>(['consolidate', 'exec', '--at', at]);
+    expect(result.consolidated).toHaveLength(1);
+    consolidated = result.consolidated[0]?.memoryId as string;
+    expect(active()).toEqual([consolidated]);
+    expect(lifecycle().lastBackup).toMatchObject({ reason: 'before-consolidation' });
+    expect(cli.run(['backups']).stdout).toMatch(/before-consolidation/);
+    expect(said(ids[1] as string)).toMatch(new RegExp(`merged into ${consolidated} \\(session: 3 memories of session s1[\\s\\S]*archived: consolidated into ${consolidated}`));
+    expect(cli.run(['consolidate', 'preview', '--at', at]).stdout).toMatch(/0 groups/);
+    expect(cli.run(['consolidate', 'nope']).code).toBe(2);
+  });
+
+  it('restores an archived original, and the compliance export shows the decays and the consolidation with their reasons', () => {
+    expect(cli.run(['restore', ids[1] as string]).stdout).toMatch(/^restored /);
+    expect(active()).toEqual([consolidated, ids[1]].sort());
+    const out = join(exports, 'ann');
+    expect(cli.run(['compliance-export', '--user', 'ann', '--out', out]).code).toBe(0);
+    const records = readFileSync(join(out, 'records.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { record: string; memoryId: string; reason: string | null; details: Record<string, unknown> });
+    const changes = records.filter((r) => r.record === 'memory_change');
+    expect(changes.filter((r) => r.details.change === 'importance decayed').map((r) => r.memoryId).sort()).toEqual([...ids].sort());
+    expect(changes.find((r) => r.details.change === 'importance decayed')?.reason).toMatch(/^decay tick tick-/);
+    const merged = changes.filter((r) => r.details.change === 'consolidated');
+    expect(merged.map((r) => r.memoryId).sort()).toEqual([consolidated, ...ids].sort());
+    expect(merged[0]?.reason).toMatch(/3 memories of session s1/);
+    expect(changes.filter((r) => r.details.change === 'archived')).toHaveLength(3);
+  });
+
+  it('restore-backup puts the store back as it was before the consolidation, after backing it up', () => {
+    const backup = cli.json<{ backups: { backupId: string; reason: string }[] }>(['backups']).backups.find((b) => b.reason === 'before-consolidation');
+    const restored = cli.json<{ safetyBackupId: string }>(['restore-backup', backup?.backupId as string]);
+    expect(active()).toEqual([...ids].sort());
+    const reasons = cli.json<{ backups: { backupId: string; reason: string }[] }>(['backups']).backups.map((b) => [b.backupId, b.reason]);
+    expect(reasons).toContainEqual([restored.safetyBackupId, 'before-restore']);
+    expect(cli.run(['restore-backup', 'no-such-backup']).code).not.toBe(0);
+  });
+});
