@@ -163,6 +163,7 @@ describe('the REST API and its OpenAPI document', () => {
       expect(unscoped).toMatchObject({ status: 400, body: { field, code: 'invalid' } });
     }
     expect(await doors.call('GET', '/v1/memories/nope')).toMatchObject({ status: 404, body: { field: 'id', code: 'memory_not_found' } });
+    expect(await doors.call('POST', '/v1/sessions/no-such-session/reset', { body: {} })).toMatchObject({ status: 404, body: { code: 'unknown_session' } });
     await doors.call('POST', `/v1/memories/${memory}/forget`, { body: {} });
     expect(await doors.call('PATCH', `/v1/memories/${memory}`, { body: { importance: 0.1 } })).toMatchObject({ status: 409, body: { code: 'memory_forgotten', field: null } });
     const big = await doors.call('POST', '/v1/memories', { body: { text: 'x'.repeat(2 * 1024 * 1024) } });
