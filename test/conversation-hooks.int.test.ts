@@ -57,6 +57,18 @@ describe('host hooks', () => {
     expect(engine.indexes.conversations.messages(sessionId).map((m) => m.content)).toEqual(['what tea does Ann drink?']);
   });
 
+  it('refuses to reset a session that never recorded a message unless forced, for every caller', async () => {
+    const { engine } = await open();
+    const head = await engine.log.headPosition();
+    await expect(engine.conversation.reset('typo')).rejects.toMatchObject({ code: 'unknown_session', message: expect.stringContaining('typo') });
+    expect(await engine.log.headPosition()).toBe(head);
+    await engine.conversation.reset('typo', { reason: 'on purpose', force: true });
+    expect(await engine.log.headPosition()).toBeGreaterThan(head);
+    await round(engine, 1);
+    await engine.conversation.reset(sessionId, 'known session');
+    expect(await stream(engine)).toContain('SessionReset');
+  });
+
   it('records without recalling when the host imports past history (recall: false)', async () => {
     const { engine } = await open();
     await engine.writeMemory({ text: 'Ann drinks green tea every morning', sessionId });

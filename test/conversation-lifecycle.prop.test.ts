@@ -70,7 +70,7 @@ function harness(engine: MemoryEngine, held: { resolve: () => void; reject: (e: 
         break;
       }
       case 'reset':
-        await engine.conversation.reset(sessionId);
+        await engine.conversation.reset(sessionId, { force: true });
         held.splice(0);
         model.splice(0);
         break;

@@ -158,7 +158,12 @@ describe('the REST API and its OpenAPI document', () => {
     expect(bad).toMatchObject({ status: 400, body: { field: 'importance', code: 'invalid' } });
     const unknown = await doors.call('POST', '/v1/search', { body: { query: 'x', colour: 'blue' } });
     expect(unknown).toMatchObject({ status: 400, body: { field: 'colour' } });
+    for (const [mode, field] of [['session', 'scope.sessionId'], ['user', 'scope.userId']] as const) {
+      const unscoped = await doors.call('POST', '/v1/search', { body: { query: 'x', scope: { mode } } });
+      expect(unscoped).toMatchObject({ status: 400, body: { field, code: 'invalid' } });
+    }
     expect(await doors.call('GET', '/v1/memories/nope')).toMatchObject({ status: 404, body: { field: 'id', code: 'memory_not_found' } });
+    expect(await doors.call('POST', '/v1/sessions/no-such-session/reset', { body: {} })).toMatchObject({ status: 404, body: { code: 'unknown_session' } });
     await doors.call('POST', `/v1/memories/${memory}/forget`, { body: {} });
     expect(await doors.call('PATCH', `/v1/memories/${memory}`, { body: { importance: 0.1 } })).toMatchObject({ status: 409, body: { code: 'memory_forgotten', field: null } });
     const big = await doors.call('POST', '/v1/memories', { body: { text: 'x'.repeat(2 * 1024 * 1024) } });

@@ -67,6 +67,9 @@ describe('MCP over streamable HTTP (/mcp under lmem serve)', () => {
     const bad = await call(alice, 'memorize', { text: 'x', importance: 7 });
     expect(bad.error).toBe(true);
     expect(bad.text).toContain('importance');
+    const unscoped = await call(alice, 'recall', { query: 'bike', scope: { mode: 'session' } });
+    expect(unscoped.error).toBe(true);
+    expect(unscoped.text).toContain('sessionId');
     expect(await doors.engine.log.headPosition()).toBe(head);
   });
 

@@ -76,6 +76,20 @@ describe('the OpenAI-compatible memory proxy, through the official openai client
     upstream.mode = { kind: 'answer' };
   });
 
+  it('answers 503 without an upstream configured, and records nothing', async () => {
+    const bare = await startDoors({ tokens: tokenConfig });
+    try {
+      const head = await bare.engine.log.headPosition();
+      const answer = await bare.call('POST', '/v1/chat/completions', {
+        token: tokens.alice, body: { model: 'm', user: 'u-alice', messages: [{ role: 'user', content: 'remember the blue door' }] },
+      });
+      expect(answer).toMatchObject({ status: 503, body: { error: { code: 'no_upstream' } } });
+      expect(await bare.engine.log.headPosition()).toBe(head);
+    } finally {
+      await bare.close();
+    }
+  });
+
   it("keeps a scoped token to its own user, and refuses a request without a session", async () => {
     const bob = new OpenAI({ apiKey: tokens.bob, baseURL: `${doors.baseUrl}/v1`, maxRetries: 0 });
     await bob.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'what am I allergic to?' }] }, { headers: { 'x-session-id': 'bob-1' } });

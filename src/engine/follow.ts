@@ -12,24 +12,39 @@ export interface FollowerDeps {
 /**
  * Keeps a node's read models caught up with a shared log (ADR 27): the log's subscription (catch-up
  * then live) wakes a catch-up of every projection, and every SubjectErased it brings is handed on.
- * Work is serialised; a failed round is remembered and the next event tries again.
+ * Work is serialised; a failed round is remembered, and tried again on the next event or after `retryMs`.
  */
-export function startFollower(deps: FollowerDeps) {
+export function startFollower(deps: FollowerDeps, retryMs = 1000) {
   let stopped = false;
   let work: Promise<void> = Promise.resolve();
   let lastError: string | null = null;
   const erasures: RecordedEvent[] = [];
+  let retry: NodeJS.Timeout | null = null;
   const round = (): void => {
     work = work
       .then(async () => {
         if (stopped) return;
         await deps.indexes.catchUp();
         const batch = erasures.splice(0);
-        if (batch.length > 0) await deps.onErasures(batch);
+        try {
+          if (batch.length > 0) await deps.onErasures(batch);
+        } catch (error) {
+          // A failed batch goes back first in line: an erasure another node recorded is never dropped.
+          erasures.unshift(...batch);
+          throw error;
+        }
         lastError = null;
       })
       .catch((error: unknown) => {
         lastError = error instanceof Error ? error.message : String(error);
+        // The log may stay quiet: try again on a timer, not only on the next event.
+        if (!stopped && retry === null) {
+          retry = setTimeout(() => {
+            retry = null;
+            round();
+          }, retryMs);
+          retry.unref();
+        }
       });
   };
   let subscription: Subscription | null = deps.log
@@ -52,6 +67,7 @@ export function startFollower(deps: FollowerDeps) {
     idle: (): Promise<void> => work,
     async stop(): Promise<void> {
       stopped = true;
+      if (retry) clearTimeout(retry);
       subscription?.unsubscribe();
       subscription = null;
       await work;

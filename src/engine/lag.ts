@@ -13,7 +13,8 @@ const lagCap = 1000;
 
 /**
  * How far each read model is behind the log. Positions have gaps on a shared log (ADR 27), so the
- * events are counted, not the positions subtracted: one read from the lowest checkpoint serves all.
+ * events are counted, not the positions subtracted: one read from the lowest checkpoint serves every
+ * model it counts whole; a model ahead of a full page is counted again from its own checkpoint.
  */
 export async function readModelLag(log: EventLog, checkpoints: readonly bigint[], now: Date): Promise<(Lag | undefined)[]> {
   if (checkpoints.length === 0) return [];
@@ -22,10 +23,15 @@ export async function readModelLag(log: EventLog, checkpoints: readonly bigint[]
   const read = await readPage(log, low + 1n, lagCap);
   if ('corrupt' in read) return checkpoints.map(() => undefined);
   const pending = read.page;
-  const capped = pending.length === lagCap;
-  return checkpoints.map((checkpoint) => {
+  const full = pending.length === lagCap;
+  const lags: (Lag | undefined | null)[] = checkpoints.map((checkpoint) => {
     const behind = pending.filter((e) => e.globalPosition > checkpoint);
+    // Past a full page there may be more of its events than this page holds: not counted whole yet.
+    if (full && behind.length < lagCap) return null;
     const first = behind[0];
-    return { events: behind.length, capped: capped && behind.length === pending.length, ms: first ? Math.max(0, now.getTime() - Date.parse(first.metadata.occurredAt)) : 0 };
+    return { events: behind.length, capped: full, ms: first ? Math.max(0, now.getTime() - Date.parse(first.metadata.occurredAt)) : 0 };
   });
+  const ahead = checkpoints.filter((_, i) => lags[i] === null);
+  const counted = await readModelLag(log, ahead, now);
+  return lags.map((lag) => (lag === null ? counted.shift() : lag));
 }

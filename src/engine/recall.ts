@@ -23,6 +23,11 @@ export const recallInputSchema = z
         userId: idSchema.nullable().optional(),
       })
       .strict()
+      // A session or user scope without its id would recall nothing: refuse it, naming the id.
+      .superRefine((scope, ctx) => {
+        const needs = scope.mode === 'session' ? 'sessionId' : scope.mode === 'user' ? 'userId' : null;
+        if (needs && !scope[needs]) ctx.addIssue({ code: 'custom', path: [needs], message: `is required by the ${scope.mode} scope` });
+      })
       .default({ mode: 'legacy' }),
     topK: z.number().int().min(1).max(defaultRecallSettings.maxK).optional(),
     explain: z.boolean().default(false),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DomainError } from '../../commands/errors.js';
 import { ValidationError, parseOrThrow } from '../../events/errors.js';
 import { idSchema } from '../../events/metadata.js';
 import { stripInjection } from '../../queries/recall/format.js';
@@ -13,6 +14,12 @@ export type { HookDeps } from './context.js';
 const resetInputSchema = z.object({ sessionId: idSchema, reason: z.string().min(1).max(500) }).strict();
 export type { BeforeLlmResult } from './before.js';
 export type { AfterLlmResult } from './after.js';
+
+/** How a reset is recorded: why, and whether a session that never recorded a message is reset anyway. */
+export interface ResetOptions {
+  readonly reason?: string;
+  readonly force?: boolean;
+}
 
 /** Who calls the hooks: a door names the actor (`http:alice`) that the turn's events carry, and a caller limited to one user. */
 export interface HookCallContext {
@@ -29,22 +36,30 @@ export function createConversationHooks(deps: HookDeps) {
     // A caller limited to one user recalls that user's memories only, whatever the scope mode.
     return { ...named, recall: (input) => deps.recall({ ...(input as object), scope: { ...(input as { scope: object }).scope, mode: 'user' } }) };
   };
+  const known = async (sessionId: string): Promise<boolean> => {
+    await deps.catchUp();
+    return deps.conversations.session(sessionId) !== undefined;
+  };
   return {
     beforeLlmRequest: (request: BeforeLlmRequestInput, ctx: HookCallContext = {}) => beforeLlmRequest(as(ctx), request),
     afterLlmResponse: (response: AfterLlmResponseInput, ctx: HookCallContext = {}) => afterLlmResponse(as(ctx), response),
-    /** Forgets the session: its messages and the memories summarized from them; a running summary is cancelled. */
-    reset: (sessionId: string, reason = 'session reset') =>
+    /**
+     * Forgets the session: its messages and the memories summarized from them; a running summary is
+     * cancelled. A session that never recorded a message is refused (most often a typo) unless `force`.
+     */
+    reset: (sessionId: string, options: string | ResetOptions = {}) =>
       deps.store.withSession(sessionId, async () => {
+        const { reason = 'session reset', force = false } = typeof options === 'string' ? { reason: options } : options;
         if (!sessionId) throw new ValidationError('session', 'is required');
         parseOrThrow(resetInputSchema, { sessionId, reason });
+        if (!force && !(await known(sessionId))) {
+          throw new DomainError('unknown_session', `no session "${sessionId}" has recorded a message; force the reset to record it anyway`);
+        }
         deps.runner.cancelSession(sessionId);
         await rollBack(deps.store, deps.memories, { type: 'ResetSession', data: { sessionId, reason }, metadata: hookMetadata(deps) });
       }),
     /** Whether the session ever recorded a message (a reset of an unknown one is most often a typo). */
-    async knownSession(sessionId: string): Promise<boolean> {
-      await deps.catchUp();
-      return deps.conversations.session(sessionId) !== undefined;
-    },
+    knownSession: known,
     /**
      * Summarizes the backlog now, whatever the threshold: of one session, or of every session with
      * one; waits for the tasks. The turn's context is unknown here: no user or persona, and the chat

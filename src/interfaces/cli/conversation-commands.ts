@@ -1,3 +1,4 @@
+import { DomainError } from '../../commands/errors.js';
 import { ValidationError } from '../../events/errors.js';
 import type { Command, Handler, Invocation } from './args.js';
 import { opt } from './options.js';
@@ -23,10 +24,14 @@ const summarize: Handler = async (engine, inv, out) => {
 const reset: Handler = async (engine, inv, out) => {
   const sessionId = session(inv);
   if (!sessionId) throw new ValidationError('session', 'is required');
-  if (inv.flags.force !== true && !(await engine.conversation.knownSession(sessionId))) {
-    throw new ValidationError('session', `no session "${sessionId}" has recorded a message; --force records the reset anyway`);
-  }
-  await engine.conversation.reset(sessionId, typeof inv.flags.reason === 'string' ? inv.flags.reason : 'reset from the command line');
+  const reason = typeof inv.flags.reason === 'string' ? inv.flags.reason : 'reset from the command line';
+  await engine.conversation.reset(sessionId, { reason, force: inv.flags.force === true }).catch((error: unknown) => {
+    // The engine's rule, worded with this door's flag.
+    if (error instanceof DomainError && error.code === 'unknown_session') {
+      throw new ValidationError('session', `no session "${sessionId}" has recorded a message; --force records the reset anyway`);
+    }
+    throw error;
+  });
   out.print({ sessionId, reset: true }, () => `reset session ${sessionId}: its messages and the memories summarized from them are gone`);
 };
 

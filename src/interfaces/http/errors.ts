@@ -27,7 +27,7 @@ export class HttpError extends Error {
 
 export const notFound = (what: string, id: string, field = 'id'): HttpError => new HttpError(404, `${what}_not_found`, `no ${what} ${id}`, field);
 
-const domainStatus: Readonly<Record<string, number>> = { memory_not_found: 404, unknown_checkpoint: 400 };
+const domainStatus: Readonly<Record<string, number>> = { memory_not_found: 404, unknown_session: 404, unknown_checkpoint: 400 };
 
 /** Maps what the engine, zod and fastify throw onto a status and the one error body. */
 export function toErrorReply(error: unknown): { status: number; body: ErrorBody } {

@@ -7,7 +7,7 @@ import { toErrorReply } from '../http/errors.js';
 import { actorOf, type Principal } from '../shared/principal.js';
 import { ownUser } from '../shared/scope.js';
 import { beforeRequestOf, chatRequestSchema, replyOf, streamedReply, withExtraParts, type ChatRequest } from './messages.js';
-import { asUpstreamError, openAiError, postUpstream, UpstreamError } from './upstream.js';
+import { asUpstreamError, openAiError, postUpstream, UpstreamError, upstreamUrl } from './upstream.js';
 
 const headers = z.looseObject({
   'x-session-id': z.string().min(1).max(200).optional().describe('The conversation; default: the `user` field'),
@@ -72,6 +72,8 @@ export function mountProxy(app: App, { engine, config }: DoorContext): void {
       },
     }, async (req, reply) => {
       const body: ChatRequest = req.body;
+      // A misconfigured proxy changes nothing: no user message recorded for a request that cannot be forwarded.
+      upstreamUrl(upstreamConfig);
       const sessionId = req.headers['x-session-id'] ?? body.user;
       const userId = ownUser(req.principal, req.headers['x-user-id'] ?? body.user ?? null, 'x-user-id') ?? null;
       const before = sessionId ? beforeRequestOf(body, { sessionId, userId }) : null;

@@ -12,14 +12,19 @@ export class UpstreamError extends Error {
   }
 }
 
+/** Where requests go; 503 when no upstream is configured, checked before the turn records anything. */
+export function upstreamUrl(upstream: ServerConfig['upstream']): string {
+  if (!upstream.baseUrl) throw new UpstreamError(503, openAiError('no upstream configured (server.upstream.baseUrl, LIVINGMEMORY_UPSTREAM_BASE_URL)', 'server_error', 'no_upstream'));
+  return `${upstream.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+}
+
 /**
  * Posts the request to `<upstream.baseUrl>/chat/completions` with the configured key (never the
  * caller's token). A timeout is 504 and an unreachable upstream 502; the upstream's own error
  * answers come back as they are, for the caller to pass through.
  */
 export async function postUpstream(upstream: ServerConfig['upstream'], body: unknown): Promise<Response> {
-  if (!upstream.baseUrl) throw new UpstreamError(503, openAiError('no upstream configured (server.upstream.baseUrl, LIVINGMEMORY_UPSTREAM_BASE_URL)', 'server_error', 'no_upstream'));
-  const url = `${upstream.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const url = upstreamUrl(upstream);
   try {
     return await fetch(url, {
       method: 'POST',

@@ -36,8 +36,11 @@ export function auditRoutes(app: App, { engine }: DoorContext): void {
     requireUnscoped(req.principal, 'reading the log');
     const { stream, limit } = req.query;
     const head = await engine.log.headPosition();
-    const from = toPosition(req.query.from) ?? (head > BigInt(limit) ? head - BigInt(limit) + 1n : 1n);
-    const events = stream ? (await engine.log.readStream(stream)).slice(0, limit) : await engine.log.readAll({ from, limit });
+    const from = toPosition(req.query.from);
+    // The last `limit` are read backward: positions have gaps (EventStoreDB), so head - limit is no start.
+    const events = stream
+      ? (await engine.log.readStream(stream)).slice(0, limit)
+      : from === undefined ? await engine.log.readBackward({ limit }) : await engine.log.readAll({ from, limit });
     const last = events.at(-1)?.globalPosition;
     return { events, head, next: !stream && last !== undefined && last < head ? last + 1n : null } as never;
   });

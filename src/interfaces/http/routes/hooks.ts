@@ -27,12 +27,12 @@ export function hookRoutes(app: App, { engine, config }: DoorContext): void {
   app.post('/v1/sessions/:id/reset', {
     schema: {
       operationId: 'resetSession', tags: ['conversations'], params: z.object({ id: idSchema }),
-      body: z.object({ reason: z.string().min(1).max(500).optional() }).strict().default({}),
+      body: z.object({ reason: z.string().min(1).max(500).optional(), force: z.boolean().optional() }).strict().default({}),
       response: { 200: objectSchema, ...errorResponses },
     },
   }, async (req) => {
     requireUnscoped(req.principal, 'a session reset');
-    await engine.conversation.reset(req.params.id, req.body.reason ?? 'reset over http');
+    await engine.conversation.reset(req.params.id, { reason: req.body.reason ?? 'reset over http', force: req.body.force === true });
     return { sessionId: req.params.id, reset: true } as never;
   });
 
