@@ -18,6 +18,7 @@ const atoms: Record<string, AtomView[]> = {
     atom('Bob works at Google', 'active'),
   ],
   m2: [atom('小明住在南京', 'expired'), atom('小明喜欢喝茶', 'active', now), atom('小明有一只猫', 'dormant')],
+  m4: [atom('Bob lives in Paris', 'superseded'), atom('Bob is 29', 'expired')],
 };
 const atomsOf = (id: string): AtomView[] => atoms[id] ?? [];
 const results = [memory('m1', 'Bob works at Google, lives in Paris, is 29'), memory('m2', '小明住在南京'), memory('m3', 'I like green tea')];
@@ -30,12 +31,21 @@ describe('applyAtomPolicy', () => {
     expect(m1?.score).toBe(0.5);
   });
 
-  it('a memory whose atoms are all dead is dropped (expiry exactly at now counts as expired)', () => {
-    expect(applyAtomPolicy(results, atomsOf, now).map((m) => m.memoryId)).toEqual(['m1', 'm3']);
-    // one millisecond earlier, m2's atom is still alive
+  it('a memory whose atoms all aged out stays, shown by its own text (expiry exactly at now counts as expired)', () => {
+    const kept = applyAtomPolicy(results, atomsOf, now);
+    expect(kept.map((m) => m.memoryId)).toEqual(['m1', 'm2', 'm3']);
+    expect(kept[1]).toEqual(results[1]);
+    // one millisecond earlier, m2's atom is still alive: its live fact is shown instead of the text
     const earlier = applyAtomPolicy(results, atomsOf, nowMs - 1);
     expect(earlier.map((m) => m.memoryId)).toEqual(['m1', 'm2', 'm3']);
     expect(earlier[1]?.facts).toEqual(['小明喜欢喝茶']);
+  });
+
+  it('a memory with no live atom and a superseded one is dropped: its text says what a newer statement replaced', () => {
+    const withReplaced = [...results, memory('m4', 'Bob lives in Paris and is 29')];
+    expect(applyAtomPolicy(withReplaced, atomsOf, now).map((m) => m.memoryId)).toEqual(['m1', 'm2', 'm3']);
+    // a record is kept whatever its atoms say
+    expect(applyAtomPolicy(withReplaced, atomsOf, now, (id) => id === 'm4').map((m) => m.memoryId)).toEqual(['m1', 'm2', 'm3', 'm4']);
   });
 
   it('a memory without atoms is kept with its text', () => {
@@ -61,10 +71,11 @@ describe('applyAtomPolicy on records (memories with sources)', () => {
     expect(kept[0]?.facts).toEqual(['Bob works at Google', 'Bob likes tea']);
   });
 
-  it('drops an atom-backed memory whose atoms all expired, beside a kept record', () => {
+  it('keeps an atom-backed memory whose atoms all expired beside a kept record, both by their text', () => {
     const onlyM1IsRecord = applyAtomPolicy(results, atomsOf, now, (id) => id === 'm1');
-    expect(onlyM1IsRecord.map((m) => m.memoryId)).toEqual(['m1', 'm3']);
+    expect(onlyM1IsRecord.map((m) => m.memoryId)).toEqual(['m1', 'm2', 'm3']);
     expect(onlyM1IsRecord[0]).toEqual(results[0]);
+    expect(onlyM1IsRecord[1]).toEqual(results[1]);
   });
 });
 

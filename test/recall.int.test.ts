@@ -86,7 +86,7 @@ describe('recall through the engine', () => {
     await engine.close();
   });
 
-  it('keeps a record (a memory with sources) after its atoms expire; drops a source-less memory whose atoms expired', async () => {
+  it('keeps a record (a memory with sources) and an active note after their atoms expire, both by their own text', async () => {
     temp = tempDir();
     const env = testEnvironment(Date.UTC(2026, 0, 1), 'r');
     const engine = await openTestEngine(temp.dir, { env });
@@ -96,9 +96,10 @@ describe('recall through the engine', () => {
     // Both memories' only atom is an episode (7 days at least); a year later it has expired.
     env.calls += 365 * 86_400;
     const answer = await engine.recall({ query: 'hiking', scope: { mode: 'global' } });
-    expect(ids(answer)).toEqual(['turn']);
-    expect(answer.memories[0]?.facts).toEqual([]);
+    expect(new Set(ids(answer))).toEqual(new Set(['turn', 'note']));
+    expect(answer.memories.map((m) => m.facts)).toEqual([[], []]);
     expect(answer.injection.text).toContain('Jo: I went hiking yesterday');
+    expect(answer.injection.text).toContain('Jo went hiking yesterday');
     await engine.close();
   });
 
