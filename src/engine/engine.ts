@@ -31,7 +31,7 @@ import type { MemoryWriter } from './summarize/task.js';
 import { embeddingPrefill } from './embedding-prefill.js';
 import { openEngineLog } from './event-log.js';
 import { readModelLag } from './lag.js';
-import { joinSharedLog, notingErasures, type SharedLog } from './shared-log.js';
+import type { SharedLog } from './shared-log.js';
 import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
@@ -123,10 +123,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     quiesce: () => summaries.cancelAll(),
   };
   // On a shared log, this node's own erasures are noted before they are recorded: its follower leaves them alone.
-  const erasure = createErasure({ ...erasureDeps, log: shared ? notingErasures(log, (id) => sharing?.erasing(id)) : log });
+  // The shared-log module (follower, rxjs) is loaded only on a shared log.
+  const sharedLog = shared ? await import('./shared-log.js') : null;
+  const erasure = createErasure({ ...erasureDeps, log: sharedLog ? sharedLog.notingErasures(log, (id) => sharing?.erasing(id)) : log });
   // An erasure a killed process left part-way is finished before anything reads the store.
   await erasure.resumeErasures();
-  if (shared) sharing = await joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
+  if (shared && sharedLog) sharing = await sharedLog.joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
   let ready = false;
