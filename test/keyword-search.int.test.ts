@@ -43,11 +43,34 @@ const source = (messageId: string, content: string): SourceMessage => ({
 
 const open = () => openTestStore([documentsProjection, ftsProjection, sourcesProjection]);
 const searchOf = (store: TestStore) =>
-  createKeywordSearch(store.db, () => store.runner.liveTable('fts', 'livingmemory_memories_fts'));
+  createKeywordSearch(
+    store.db,
+    () => store.runner.liveTable('fts', 'livingmemory_memories_fts'),
+    () => store.runner.liveTable('fts', 'livingmemory_memories_fts_keys'),
+  );
 const ids = (hits: readonly { memoryId: string }[]) => hits.map((h) => h.memoryId).sort();
 
 let store: TestStore;
 afterEach(() => store?.close());
+
+describe('keyword search: stored tokens', () => {
+  it("gives each indexed memory's tokens of its current text, exactly as tokenize() makes them", async () => {
+    store = open();
+    await write(store, 'bridge', '我们明天去南京市长江大桥散步');
+    await write(store, 'door', 'Ann remembered the red door');
+    await write(store, 'gone', 'to be forgotten');
+    await write(store, 'empty', 'the of and');
+    await update(store, 'door', 'Ann painted the door blue');
+    await forget(store, 'gone');
+    await store.runner.catchUp();
+    const stored = searchOf(store).tokensOf(['bridge', 'door', 'gone', 'empty', 'never']);
+    expect([...stored.keys()].sort()).toEqual(['bridge', 'door', 'empty']);
+    expect(stored.get('bridge')).toEqual(tokenize('我们明天去南京市长江大桥散步'));
+    expect(stored.get('door')).toEqual(tokenize('Ann painted the door blue'));
+    expect(stored.get('empty')).toEqual([]);
+    expect(searchOf(store).tokensOf([]).size).toBe(0);
+  });
+});
 
 describe('keyword search: matching', () => {
   it('finds a Chinese memory by a jieba word, and not an unrelated one', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { candidateSimilarity, cosine, mmrSelect, tokenSimilarity, type MmrCandidate } from '../src/queries/recall/mmr.js';
+import { tokenize } from '../src/projections/text/tokenizer.js';
+import { candidateSimilarity, cosine, mmrSelect, storedTokenSimilarity, tokenSimilarity, type MmrCandidate } from '../src/queries/recall/mmr.js';
 
 const ids = (list: readonly MmrCandidate[]): string[] => list.map((c) => c.id);
 const v = (...xs: number[]): Float32Array => Float32Array.from(xs);
@@ -34,6 +35,25 @@ describe('similarities', () => {
     expect(candidateSimilarity(a, b)).toBe(0);
     expect(candidateSimilarity({ id: 'a', score: 1, text: 'green tea', vector: v(1, 0) }, { id: 'b', score: 1, text: 'green tea' })).toBe(1);
     expect(candidateSimilarity({ id: 'a', score: 1 }, { id: 'b', score: 1, text: 'x' })).toBe(0);
+  });
+});
+
+describe('similarity by stored tokens', () => {
+  const texts = ['我们明天去南京市长江大桥散步', '长江大桥很长', 'Ann remembered the red door', 'the red door of Ann', ''];
+  const candidates: MmrCandidate[] = texts.map((text, i) => ({ id: `m${i}`, score: 1, text }));
+
+  it('gives what tokenizing the texts gives, for every pair', () => {
+    const stored = new Map(candidates.map((c) => [c.id, tokenize(c.text ?? '')]));
+    const similarity = storedTokenSimilarity(stored);
+    for (const a of candidates) for (const b of candidates) expect(similarity(a, b)).toBe(candidateSimilarity(a, b));
+  });
+
+  it('compares by the stored tokens, not the text, and tokenizes only candidates without any', () => {
+    const [a, b, c] = candidates as [MmrCandidate, MmrCandidate, MmrCandidate];
+    const similarity = storedTokenSimilarity(new Map([[a.id, ['x', 'y']], [b.id, ['y', 'z']]]));
+    expect(similarity(a, b)).toBeCloseTo(1 / 3);
+    expect(similarity(c, c)).toBe(1);
+    expect(similarity({ ...a, vector: new Float32Array([1, 0]) }, { ...b, vector: new Float32Array([1, 0]) })).toBeCloseTo(1);
   });
 });
 

@@ -29,7 +29,7 @@ import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
 import { embeddingPrefill } from './embedding-prefill.js';
 import { engineStatus } from './status.js';
-import { joinSharedLog, notingErasures, type SharedLog } from './shared-log.js';
+import type { SharedLog } from './shared-log.js';
 import { backupsDirOf, openStore } from './backups/open-store.js';
 import { restoreManagedBackup } from './backups/restore.js';
 import { createLifecycle } from './lifecycle/index.js';
@@ -137,15 +137,15 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     },
     quiesce: () => summaries.cancelAll(),
   };
-  // On a shared log, this node's own erasures are noted before they are recorded: its follower leaves them alone.
-  const erasure = createErasure(
-    { ...erasureDeps, log: shared ? notingErasures(log, (id) => sharing?.erasing(id)) : log },
-    [...defaultErasureSteps, shredBackupsStep(backups)],
-  );
+  // The shared-log module (follower, rxjs) loads only on a shared log; there, this node's own erasures are noted
+  // before they are recorded, so its follower leaves them alone.
+  const sharedLog = shared ? await import('./shared-log.js') : null;
+  const erasureLog = sharedLog ? sharedLog.notingErasures(log, (id) => sharing?.erasing(id)) : log;
+  const erasure = createErasure({ ...erasureDeps, log: erasureLog }, [...defaultErasureSteps, shredBackupsStep(backups)]);
   const eraseWithBackup = backupBeforeErase(erasure, backups);
   // An erasure a killed process left part-way is finished before anything reads the store.
   await erasure.resumeErasures();
-  if (shared) sharing = await joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
+  if (shared && sharedLog) sharing = await sharedLog.joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
   let ready = false;

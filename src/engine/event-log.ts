@@ -1,4 +1,4 @@
-import { openEventStoreDbEventLog, type EventStoreDbEventLog } from '../events/log/eventstore-event-log.js';
+import type { EventStoreDbEventLog } from '../events/log/eventstore-event-log.js';
 import type { SealedEventLog } from '../events/log/sealed-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createSqliteEventLog, sqliteLockedHead } from '../events/log/sqlite-event-log.js';
@@ -21,6 +21,8 @@ export async function openEngineLog(config: Config, db: SqliteDatabase): Promise
   if (!connectionString) {
     throw new ConfigError('log.eventstoredb.connectionString', 'log.kind', 'is required when log.kind is eventstoredb (or set LIVINGMEMORY_EVENTSTORE_URL)');
   }
+  // Loaded only here: the gRPC client and rxjs cost a few hundred ms of every start on the embedded log.
+  const { openEventStoreDbEventLog } = await import('../events/log/eventstore-event-log.js');
   const shared = await openEventStoreDbEventLog({ connectionString, namespace });
   return { log: shared, shared };
 }

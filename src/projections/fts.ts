@@ -12,7 +12,8 @@ import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
  */
 
 export const ftsTableName = 'livingmemory_memories_fts';
-const keysTableName = 'livingmemory_memories_fts_keys';
+export const ftsKeysTableName = 'livingmemory_memories_fts_keys';
+const keysTableName = ftsKeysTableName;
 
 function rowidOf(tx: ProjectionTx, memoryId: string): number | undefined {
   return tx.get<{ fts_rowid: number }>('SELECT fts_rowid FROM {livingmemory_memories_fts_keys} WHERE memory_id = ?', memoryId)

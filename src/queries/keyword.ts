@@ -36,9 +36,24 @@ type Row = ScopeRow & RankedRowid;
  * the best rowids (see fts-ranked.ts). Ties go to the earlier-written memory (the FTS rowid is
  * its MemoryWritten position).
  */
-export function createKeywordSearch(db: SqliteDatabase, table: () => string) {
+export function createKeywordSearch(db: SqliteDatabase, table: () => string, keysTable: () => string) {
   const prepare = statementCache(db);
   return {
+    /**
+     * The stored tokens of each memory the index holds (`tokenize()` of its current text, as
+     * indexed): recall compares candidates by them without tokenizing again, so a search over
+     * Chinese memories does not load jieba's dictionary (seconds) in every CLI process.
+     */
+    tokensOf(memoryIds: readonly string[]): Map<string, readonly string[]> {
+      const found = new Map<string, readonly string[]>();
+      if (memoryIds.length === 0) return found;
+      const rows = prepare(
+        `SELECT k.memory_id AS id, f.tokens AS tokens FROM ${keysTable()} k JOIN ${table()} f ON f.rowid = k.fts_rowid
+         WHERE k.memory_id IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(memoryIds)) as { id: string; tokens: string }[];
+      for (const row of rows) found.set(row.id, row.tokens === '' ? [] : row.tokens.split(' '));
+      return found;
+    },
     search(query: string, filter: KeywordFilter = {}): KeywordHit[] {
       const match = toFtsQuery(query);
       const limit = Math.floor(filter.limit ?? 10);

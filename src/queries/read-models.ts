@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
-import { ftsTableName } from '../projections/fts.js';
+import { ftsKeysTableName, ftsTableName } from '../projections/fts.js';
 import { createAtomQueries } from './atoms.js';
 import { createConversationQueries } from './conversations.js';
 import { createDocumentQueries } from './documents.js';
@@ -17,7 +17,7 @@ export type LiveTable = (projection: string, table: string) => string;
 export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
   return {
     documents: createDocumentQueries(db, () => liveTable('documents', 'documents')),
-    keyword: createKeywordSearch(db, () => liveTable('fts', ftsTableName)),
+    keyword: createKeywordSearch(db, () => liveTable('fts', ftsTableName), () => liveTable('fts', ftsKeysTableName)),
     graph: createGraphQueries(db, (name) => liveTable('graph', name)),
     graphView: createGraphViewQueries(db, (name) => liveTable('graph', name)),
     atoms: createAtomQueries(db, (name) => liveTable('atoms', name)),

@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import type { IndexFlatIP as FaissIndex } from 'faiss-node';
 
 const require = createRequire(import.meta.url);
-const { IndexFlatIP } = require('faiss-node') as typeof import('faiss-node');
+// Loaded at the first index built or read: commands that never search do not load faiss.
+const faiss = (): typeof import('faiss-node') => require('faiss-node') as typeof import('faiss-node');
 
 /** faiss search results are capped here; a recall asks for far fewer. */
 export const maxCandidates = 8192;
@@ -39,18 +40,29 @@ function checkFlatBytes(buffer: Buffer, dimension: number, count: number): void 
  */
 export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; ids: readonly string[] }) {
   if (restored) checkFlatBytes(restored.buffer, dimension, restored.ids.length);
-  const index: FaissIndex = restored ? IndexFlatIP.fromBuffer(restored.buffer) : new IndexFlatIP(dimension);
   let ids: string[] = restored ? [...restored.ids] : [];
   let positions = new Map(ids.map((id, i) => [id, i]));
-  if (index.ntotal() !== ids.length) throw new Error(`vector snapshot holds ${index.ntotal()} vectors for ${ids.length} ids`);
+  // A restored index reaches faiss at its first use (checked above, so it cannot fail later on
+  // its bytes): opening a store to read its status or counts never pays for it (ADR 26).
+  let built: FaissIndex | null = restored ? null : new (faiss().IndexFlatIP)(dimension);
+  const index = (): FaissIndex => {
+    if (built) return built;
+    const from = restored as { buffer: Buffer; ids: readonly string[] };
+    const made = faiss().IndexFlatIP.fromBuffer(from.buffer);
+    if (made.ntotal() !== from.ids.length) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${from.ids.length} ids`);
+    return (built = made);
+  };
 
   const removeMany = (remove: Iterable<string>): void => {
     const gone = new Set([...remove].filter((id) => positions.has(id)));
     if (gone.size === 0) return;
-    index.removeIds([...gone].map((id) => positions.get(id) as number));
+    index().removeIds([...gone].map((id) => positions.get(id) as number));
     ids = ids.filter((id) => !gone.has(id));
     positions = new Map(ids.map((id, i) => [id, i]));
   };
+
+  // Untouched since restored: the bytes it was restored from are its serialisation.
+  const toBuffer = (): Buffer => (built || !restored ? index().toBuffer() : restored.buffer);
 
   return {
     dimension,
@@ -60,6 +72,8 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
     /** Replaces any vector already stored under the same id. */
     upsertMany(entries: readonly { id: string; vector: Float32Array }[]): void {
       if (entries.length === 0) return;
+      // Built before the id list grows: the restored bytes hold the vectors of the ids as restored.
+      const target = index();
       removeMany(entries.map((e) => e.id));
       const flat: number[] = [];
       for (const { id, vector } of entries) {
@@ -68,18 +82,18 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
         ids.push(id);
         for (const x of vector) flat.push(x);
       }
-      index.add(flat);
+      target.add(flat);
     },
     removeMany,
     search(query: Float32Array, k: number): VectorHit[] {
       const n = Math.min(k, maxCandidates, ids.length);
       if (n <= 0) return [];
-      const { labels, distances } = index.search(Array.from(query), n);
+      const { labels, distances } = index().search(Array.from(query), n);
       return labels.flatMap((label, i) => (label >= 0 ? [{ id: ids[label] as string, score: distances[i] as number }] : []));
     },
     /** Every stored vector by id, read from one serialisation (IndexFlat's ends with the raw vectors). */
     entries(): { id: string; vector: Float32Array }[] {
-      const buffer = index.toBuffer();
+      const buffer = toBuffer();
       const bytes = dimension * 4;
       const base = buffer.length - ids.length * bytes;
       return ids.map((id, i) => {
@@ -87,7 +101,7 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
         return { id, vector: new Float32Array(buffer.buffer.slice(start, start + bytes)) };
       });
     },
-    toBuffer: () => index.toBuffer(),
+    toBuffer,
   };
 }
 

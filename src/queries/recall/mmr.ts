@@ -72,6 +72,26 @@ export function candidateSimilarity(a: MmrCandidate, b: MmrCandidate): number {
   return 0;
 }
 
+/**
+ * `candidateSimilarity`, with the token sets of the candidates `stored` holds (the keyword index's
+ * tokens of their text, the same `tokenize()` output) instead of tokenizing their text again.
+ */
+export function storedTokenSimilarity(stored: ReadonlyMap<string, readonly string[]>): Similarity {
+  const sets = new Map<string, ReadonlySet<string>>();
+  const tokens = (c: MmrCandidate): ReadonlySet<string> => {
+    const list = stored.get(c.id);
+    if (!list) return tokensOf(c);
+    let set = sets.get(c.id);
+    if (!set) sets.set(c.id, (set = new Set(list)));
+    return set;
+  };
+  return (a, b) => {
+    if (a.vector && b.vector && a.vector.length === b.vector.length && a.vector.length > 0) return cosine(a.vector, b.vector);
+    if (a.text !== undefined && b.text !== undefined) return jaccard(tokens(a), tokens(b));
+    return 0;
+  };
+}
+
 /** One MMR pick and its similarity to the picks before it (0 for the first). */
 export interface MmrPick<T> {
   readonly candidate: T;

@@ -3,7 +3,7 @@ import { withConversationContext, type Adjacent, type WithContext } from './cont
 import { fuseRoute, minMaxNormalize, type FusedScore } from './fusion.js';
 import { combineRoutes, routeWeights } from './intent.js';
 import { explainPick, type RecallTrace } from './explain.js';
-import { mmrPicks } from './mmr.js';
+import { candidateSimilarity, mmrPicks, storedTokenSimilarity } from './mmr.js';
 import { documentRoute, graphRoute, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
 import { inScope, scopeFilter, type ScopeFilter } from './scope.js';
 import type { Explanation, RecallScope, RecallSettings, ScoredId } from './types.js';
@@ -119,7 +119,9 @@ export async function rankCandidates(
   // too; a candidate of score 0 (every signal 0) carries no evidence and is not returned.
   const positive = pool.filter((c) => c.score > 0);
   const unit = new Map(minMaxNormalize(positive).map((c) => [c.id, c.score]));
-  const picks = mmrPicks(positive.map((c) => ({ ...c, score: unit.get(c.id) ?? 0, pool: c.score })), k, s.mmrLambda);
+  const stored = sources.keyword.tokensOf?.(positive.map((c) => c.id));
+  const similarity = stored ? storedTokenSimilarity(stored) : candidateSimilarity;
+  const picks = mmrPicks(positive.map((c) => ({ ...c, score: unit.get(c.id) ?? 0, pool: c.score })), k, s.mmrLambda, similarity);
   const trace: RecallTrace = {
     lists: { document: docRoute, graph },
     document: d.parts,

@@ -7,7 +7,11 @@ import type { ScoredId } from './types.js';
 
 /** What the routes read: the live read models, behind the smallest interfaces they need. */
 export interface RouteSources {
-  readonly keyword: { search(query: string, filter: ScopeFilter & { limit?: number }): KeywordHit[] };
+  readonly keyword: {
+    search(query: string, filter: ScopeFilter & { limit?: number }): KeywordHit[];
+    /** The indexed tokens of memories' text, when the index keeps them (MMR compares by them). */
+    tokensOf?(memoryIds: readonly string[]): ReadonlyMap<string, readonly string[]>;
+  };
   readonly vectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
   /** Vector search over graph entries: hits are entry ids. */
   readonly graphVectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
