@@ -4,6 +4,7 @@ import type { MemoryEngine } from '../src/engine/engine.js';
 import { createTransfer } from '../src/engine/transfer.js';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
 import { maxImportBytes, maxImportEntries } from '../src/replay/transfer/format.js';
+import { defaultLimits } from '../src/events/bounds.js';
 import { openTestEngine, tempDir, testEnvironment, useTestEngine } from './support/engine.js';
 
 let engine: MemoryEngine;
@@ -106,18 +107,28 @@ describe('import', () => {
     }
   });
 
+  /** A log without atomic multi-stream appends whose append to the `failAt`-th memory stream fails (a stand-in for a disk failure). */
   const failingTransfer = (failAt: number, failForget = false) => {
-    let calls = 0;
+    let memoryStreams = 0;
+    const log = {
+      ...engine.log,
+      appendAll: undefined,
+      append: async (streamId: string, events: Parameters<MemoryEngine['log']['append']>[1], options?: Parameters<MemoryEngine['log']['append']>[2]) => {
+        if (events[0]?.type === 'MemoryWritten' && (memoryStreams += 1) === failAt) throw new Error('disk I/O error');
+        return engine.log.append(streamId, events, options);
+      },
+    };
     return createTransfer({
-      log: engine.log,
+      log,
       env: testEnvironment(Date.UTC(2026, 1, 1), 'imp'),
       indexes: engine.indexes,
       provider: engine.provider,
       cache: createEmbeddingCache(openDatabase(':memory:'), Buffer.alloc(32, 7)),
       defaultActor: 'test',
+      limits: defaultLimits,
+      invalidate: () => undefined,
       write: async (type, input, ctx) => {
         const data = input as { memoryId: string; text?: string; reason?: string };
-        if (type === 'WriteMemory' && (calls += 1) === failAt) throw new Error('disk I/O error');
         if (type === 'ForgetMemory' && failForget) throw new Error('disk gone');
         if (type === 'ForgetMemory') return engine.forgetMemory(data.memoryId, data.reason, ctx);
         return engine.writeMemory(input, ctx);
@@ -125,7 +136,7 @@ describe('import', () => {
     });
   };
 
-  it('forgets what it wrote when a write fails part-way, and records the rollback', async () => {
+  it('on a log without atomic appends, forgets what it wrote when an append fails part-way, and records the rollback', async () => {
     // A stand-in for a disk or database failure on the third write: nothing else here can fail a write.
     const transfer = failingTransfer(3);
     const content = native(['one', 'two', 'three', 'four'].map((text) => ({ text })));

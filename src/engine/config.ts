@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { defaultLimits, limitsSchema } from '../events/bounds.js';
 import { fieldPath } from '../events/errors.js';
 import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
@@ -24,6 +25,8 @@ export const configSchema = z
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
     conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
+    /** What a command accepts (ADR 23): texts over these are refused before anything is appended. */
+    limits: limitsSchema.default(defaultLimits),
   })
   .strict();
 

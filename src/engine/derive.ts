@@ -13,7 +13,7 @@ type Memory = Pick<
  * The graph links and atoms of a memory, decided here, before the append, so a replay never
  * extracts again. A statement already held as a live atom in the same scope reinforces it.
  */
-export function deriveEvents(memory: Memory, now: string, newId: () => string, atoms: AtomQueries): DerivedEvent[] {
+export function deriveEvents(memory: Memory, now: string, newId: () => string, atoms: Pick<AtomQueries, 'withKey'>): DerivedEvent[] {
   const graph: DerivedEvent = { type: 'GraphEntriesLinked', schemaVersion: 1, data: extractGraph(memory) };
   const scope = { sessionId: memory.sessionId, personaId: memory.personaId };
   const derived: DerivedEvent[] = [graph];

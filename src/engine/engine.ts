@@ -23,6 +23,7 @@ import { createTransfer } from './transfer.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
+import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
@@ -68,10 +69,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor });
+  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
-  const transfer = createTransfer({ log, env, indexes, provider, cache, write: run, defaultActor: config.actor });
+  const transfer = createTransfer({
+    log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
+  });
   const outputs = createOutputs(config);
   const maintenance = createMaintenance({
     db, log, indexes, provider, cache,
@@ -110,9 +113,12 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   let ready = false;
   const conversation = createConversationHooks({
     store, log, conversations: indexes.conversations, runner: summaries, memories, recall: recall.recall, env,
-    config: config.conversation, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
+    config: config.conversation, limits: config.limits, actor: 'system:conversation', isReady: () => ready, catchUp: () => indexes.catchUp(),
   });
-  await summaries.recoverInterrupted();
+  // With conversations or documents stopped at an event (ADR 23), recovery waits for their rebuild; the store still opens.
+  await summaries.recoverInterrupted().catch((error: unknown) => {
+    if (!(error instanceof ProjectionFailedError)) throw error;
+  });
   ready = true;
 
   return {

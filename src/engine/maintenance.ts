@@ -4,7 +4,7 @@ import type { VectorRebuildResult } from '../projections/vectors/vector-rebuild.
 import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 import { checkConsistency, createMaintenanceFlags, type ConsistencyReport } from './maintenance-checks.js';
-import { interruptedShadows, projectionsUnlikeTheirReplay, type Repair } from './maintenance-repairs.js';
+import { interruptedShadows, projectionsUnlikeTheirReplay, replayFailed, type Repair } from './maintenance-repairs.js';
 
 export type MaintenanceState = 'idle' | 'checking' | 'rebuilding' | 'repairing' | 'partial' | 'failed' | 'cancelled';
 
@@ -146,6 +146,10 @@ export function createMaintenance(deps: MaintenanceDeps) {
     const interrupted = interruptedShadows(indexes);
     await rebuildNamed(interrupted.sqlite, 'interrupted rebuild resumed');
     await indexes.catchUp();
+    const stopped = await replayFailed(indexes);
+    repaired.push(...stopped.replayed.map((projection) => ({ projection, why: 'had stopped at an event; replayed' as const })));
+    // The id checks and the vectors read documents, fts, graph and atoms: with one of them failed, only the replay check runs.
+    if (stopped.stillFailed.length > 0) return compareWithReplay(false);
     report = checkConsistency(deps.db, indexes);
     const cheap = [
       ...(report.ftsMismatch > 0 ? ['fts'] : []),
@@ -153,17 +157,23 @@ export function createMaintenance(deps: MaintenanceDeps) {
       ...(report.atomOrphans > 0 ? ['atoms'] : []),
     ];
     await rebuildNamed(cheap, 'failed the id check');
-    if (interrupted.vectors || report.fingerprintChanged || report.vectorMismatch > 0 || report.graphVectorMismatch > 0 || flags.get(flagName)) {
+    const vectorsStopped = indexes.vectors.status().failed !== null || indexes.graphVectors.status().failed !== null;
+    if (interrupted.vectors || vectorsStopped || report.fingerprintChanged || report.vectorMismatch > 0 || report.graphVectorMismatch > 0 || flags.get(flagName)) {
       if (report.fingerprintChanged) flags.set(flagName, 'embedding provider fingerprint changed');
-      if (!(await repairVectors(interrupted.vectors ? 'interrupted rebuild resumed' : 'failed the id check'))) return;
+      const why = interrupted.vectors ? 'interrupted rebuild resumed' : vectorsStopped ? 'had stopped at an event; replayed' : 'failed the id check';
+      if (!(await repairVectors(why))) return;
     }
     await repairPending();
     if (controller.signal.aborted) return;
+    await compareWithReplay(true);
+  };
+  /** What `verify` compares, repaired: every projection that differs from a replay of the log. */
+  const compareWithReplay = async (readModelsServe: boolean): Promise<void> => {
     state = 'checking';
     const differ = await projectionsUnlikeTheirReplay(deps.log, indexes, controller.signal);
     await rebuildNamed(differ.sqlite, 'differed from a replay of the log');
-    if (differ.vectors && !(await repairVectors('differed from a replay of the log'))) return;
-    report = checkConsistency(deps.db, indexes);
+    if (readModelsServe && differ.vectors && !(await repairVectors('differed from a replay of the log'))) return;
+    if (readModelsServe) report = checkConsistency(deps.db, indexes);
     state = 'idle';
   };
 

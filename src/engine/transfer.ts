@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { stampEvents, type EventBody } from '../commands/decider.js';
-import { ValidationError } from '../events/errors.js';
-import type { EventLog } from '../events/log/event-log.js';
+import type { Limits } from '../events/bounds.js';
+import { parseOrThrow, ValidationError } from '../events/errors.js';
+import type { EventLog, StreamAppend } from '../events/log/event-log.js';
 import { streams } from '../events/streams.js';
 import type { MemoryDocument } from '../queries/documents.js';
 import { csvExport, nativeExport } from '../replay/transfer/format.js';
@@ -11,6 +12,8 @@ import type { Environment } from './clock.js';
 import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 import { commandMetadata } from './system-events.js';
+import { importStreams } from './import-batch.js';
+import { createMemoryCommandSchemas } from '../commands/memory/commands.js';
 import type { CallContext, WriteReceipt } from './write-path.js';
 
 type Write = (type: 'WriteMemory' | 'ArchiveMemory' | 'ForgetMemory', input: unknown, ctx: CallContext) => Promise<WriteReceipt>;
@@ -18,11 +21,14 @@ type Write = (type: 'WriteMemory' | 'ArchiveMemory' | 'ForgetMemory', input: unk
 export interface TransferDeps {
   readonly log: EventLog;
   readonly env: Environment;
-  readonly indexes: Pick<Indexes, 'documents'>;
+  readonly indexes: Pick<Indexes, 'documents' | 'atoms' | 'catchUp'>;
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly write: Write;
   readonly defaultActor: string;
+  readonly limits: Limits;
+  /** Drops what the engine holds in memory (the recall cache) after the import's append. */
+  readonly invalidate: () => void;
 }
 
 export interface ImportInput {
@@ -58,7 +64,8 @@ export const previewOf = (plan: ImportPlan) => ({
 export function createTransfer(deps: TransferDeps) {
   const { log, env, indexes } = deps;
   const plan = (input: ImportInput): ImportPlan =>
-    planImport(parseImport(input.content, input.format), (texts) => indexes.documents.withTexts(texts));
+    planImport(parseImport(input.content, input.format, deps.limits), (texts) => indexes.documents.withTexts(texts));
+  const writeSchema = createMemoryCommandSchemas(deps.limits).WriteMemory;
 
   const record = (body: EventBody, actor: string, importId: string, suffix: string): Promise<unknown> =>
     log.append(streams.imports, stampEvents([body], { ...commandMetadata(env, actor, { correlationId: importId, causationId: importId }), commandId: `${importId}.${suffix}` }));
@@ -69,14 +76,33 @@ export function createTransfer(deps: TransferDeps) {
     await record({ type: 'MemoriesImportRolledBack', schemaVersion: 1, data: { importId, memoryIds: [...written], reason: reason.slice(0, 2000) } }, actor, importId, 'rolled-back');
   };
 
+  /** A log without atomic multi-stream appends: stream by stream, forgetting what was written when one fails. */
+  const appendOneByOne = async (appends: readonly StreamAppend[], importId: string): Promise<void> => {
+    const written: string[] = [];
+    try {
+      for (const part of appends) {
+        await log.append(part.streamId, part.events, part.expectedRevision ? { expectedRevision: part.expectedRevision } : {});
+        const first = part.events[0];
+        if (first?.type === 'MemoryWritten') written.push(first.data.memoryId);
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const actor = appends[0]?.events[0]?.metadata.actor ?? deps.defaultActor;
+      await rollBack(importId, written, reason, { actor, correlationId: importId, causationId: importId }, actor);
+      throw new Error(`import ${importId} rolled back after ${written.length} of ${appends.length - 2} memories: ${reason}`);
+    }
+  };
+
   return {
     /** Parses, validates and de-duplicates without writing anything. */
     previewImport: (input: ImportInput) => previewOf(plan(input)),
 
     /**
-     * Validates every row first (any invalid row refuses the whole file), then writes each new
-     * memory as a normal WriteMemory caused by the import. A write that fails part-way forgets
-     * the ones already written ("import rolled back") and rethrows.
+     * All or nothing (ADR 18, 23): every row is validated, bounded and checked as the WriteMemory
+     * it becomes, and every event (the import's, each memory's with its graph links and atoms) is
+     * decided first; then all of them go to the log in one atomic append. A failure before or in
+     * it leaves no event of the import in the log. Only a log without atomic multi-stream appends
+     * writes stream by stream, and forgets what it wrote when one fails.
      */
     async importMemories(input: ImportInput, ctx: CallContext = {}): Promise<ImportReceipt> {
       const p = plan(input);
@@ -87,34 +113,36 @@ export function createTransfer(deps: TransferDeps) {
       }
       const importId = env.newId();
       const actor = ctx.actor ?? deps.defaultActor;
-      const memoryIds = p.fresh.map(() => env.newId());
+      const memories = p.fresh.map(({ row, data: { status, ...memory } }) => ({
+        data: parseOrThrow(writeSchema, { memoryId: env.newId(), ...memory }, `row ${row}`),
+        archived: status === 'archived',
+      }));
+      const memoryIds = memories.map((m) => m.data.memoryId);
       const bytes = typeof input.content === 'string' ? Buffer.from(input.content) : input.content;
-      // One batched embedding pass first; a provider failure here is retried, and recorded, per write.
-      await embedWithCache(deps.provider, deps.cache, p.fresh.map((r) => r.data.text)).catch(() => undefined);
-      await record({
+      const meta = (suffix?: string) => {
+        const m = commandMetadata(env, actor, { correlationId: importId, causationId: importId });
+        return suffix ? { ...m, commandId: `${importId}.${suffix}` } : m;
+      };
+      // One batched embedding pass first; a provider failure here is retried, and recorded, per memory.
+      await embedWithCache(deps.provider, deps.cache, memories.map((m) => m.data.text)).catch(() => undefined);
+      const started = stampEvents([{
         type: 'MemoriesImportStarted',
         schemaVersion: 1,
         data: {
           importId, memoryIds, source: input.source ?? 'api', format: p.format,
           sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.byteLength, duplicates: p.duplicates.length,
         },
-      }, actor, importId, 'started');
-      const writeCtx: CallContext = { actor, correlationId: importId, causationId: importId };
-      const written: string[] = [];
+      }], meta('started'));
+      const perMemory = await importStreams(memories, { atoms: indexes.atoms, provider: deps.provider, cache: deps.cache, newId: env.newId, metadata: meta });
+      const completed = stampEvents([{ type: 'MemoriesImportCompleted', schemaVersion: 1, data: { importId, written: memoryIds.length } }], meta('completed'));
+      const appends = [{ streamId: streams.imports, events: started }, ...perMemory, { streamId: streams.imports, events: completed }];
       try {
-        for (const [i, { data }] of p.fresh.entries()) {
-          const { status, ...memory } = data;
-          const memoryId = memoryIds[i] as string;
-          await deps.write('WriteMemory', { memoryId, ...memory }, writeCtx);
-          written.push(memoryId);
-          if (status === 'archived') await deps.write('ArchiveMemory', { memoryId, reason: 'imported as archived' }, writeCtx);
-        }
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        await rollBack(importId, written, reason, writeCtx, actor);
-        throw new Error(`import ${importId} rolled back after ${written.length} of ${memoryIds.length} memories: ${reason}`);
+        await (log.appendAll ? log.appendAll(appends) : appendOneByOne(appends, importId));
+      } finally {
+        deps.invalidate();
+        // Read-your-writes: the caller sees the memories in every read model when this returns.
+        await indexes.catchUp();
       }
-      await record({ type: 'MemoriesImportCompleted', schemaVersion: 1, data: { importId, written: written.length } }, actor, importId, 'completed');
       return { importId, memoryIds, duplicates: p.duplicates.length };
     },
 

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { stampEvents, type CommandMetadata } from '../commands/decider.js';
 import { handleCommand } from '../commands/handler.js';
-import { memoryCommandSchemas, type DerivedEvent, type MemoryCommand } from '../commands/memory/commands.js';
+import { createMemoryCommandSchemas, type DerivedEvent, type MemoryCommand } from '../commands/memory/commands.js';
+import type { Limits } from '../events/bounds.js';
 import { memoryDecider } from '../commands/memory/decider.js';
 import { parseOrThrow } from '../events/errors.js';
 import type { EventLog } from '../events/log/event-log.js';
@@ -33,38 +34,43 @@ interface WritePathDeps {
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly defaultActor: string;
+  /** The configured size limits (`limits`), checked by the command schemas. */
+  readonly limits: Limits;
+}
+
+/**
+ * Fills the embedding cache for a memory's text and its graph entries' texts, in one provider
+ * call, so both vector projections find them; a provider failure is returned, never thrown.
+ */
+export async function embedMemory(provider: EmbeddingProvider, cache: EmbeddingCache, text: string, derived: readonly DerivedEvent[] = []): Promise<string | undefined> {
+  const entries = derived.flatMap((e) => (e.type === 'GraphEntriesLinked' ? e.data.entries.map((entry) => entry.text) : []));
+  try {
+    await embedWithCache(provider, cache, [text, ...entries]);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** MemoryEmbeddingFailed for a memory its command wrote: maintenance embeds it later. */
+export function embeddingFailedEvents(provider: EmbeddingProvider, memoryId: string, error: string, meta: CommandMetadata) {
+  const body = {
+    type: 'MemoryEmbeddingFailed' as const,
+    schemaVersion: 1 as const,
+    data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint), error: error.slice(0, 2000) },
+  };
+  return stampEvents([body], { ...meta, commandId: `${meta.commandId}.embedding` });
 }
 
 /** Commands through the decider, with everything non-deterministic done before the append. */
 export function createWritePath(deps: WritePathDeps) {
   const { log, env, indexes } = deps;
+  const memoryCommandSchemas = createMemoryCommandSchemas(deps.limits);
 
   const metadataFor = (ctx: CallContext): CommandMetadata => commandMetadata(env, ctx.actor ?? deps.defaultActor, ctx);
 
-  /**
-   * Fills the embedding cache for the memory's text and its graph entries' texts, in one provider
-   * call, so both vector projections find them; a provider failure is reported, never thrown.
-   */
-  const embed = async (text: string | undefined, derived: readonly DerivedEvent[] = []): Promise<string | undefined> => {
-    if (text === undefined) return undefined;
-    const entries = derived.flatMap((e) => (e.type === 'GraphEntriesLinked' ? e.data.entries.map((entry) => entry.text) : []));
-    try {
-      await embedWithCache(deps.provider, deps.cache, [text, ...entries]);
-      return undefined;
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
-  };
-
   const recordEmbeddingFailure = async (memoryId: string, error: string, meta: CommandMetadata): Promise<void> => {
-    const body = {
-      type: 'MemoryEmbeddingFailed' as const,
-      schemaVersion: 1 as const,
-      data: { memoryId, fingerprint: fingerprintKey(deps.provider.fingerprint), error: error.slice(0, 2000) },
-    };
-    await log.append(streams.memory(memoryId), stampEvents([body], { ...meta, commandId: `${meta.commandId}.embedding` }), {
-      expectedRevision: 'stream_exists',
-    });
+    await log.append(streams.memory(memoryId), embeddingFailedEvents(deps.provider, memoryId, error, meta), { expectedRevision: 'stream_exists' });
   };
 
   return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext): Promise<WriteReceipt> {
@@ -74,18 +80,18 @@ export function createWritePath(deps: WritePathDeps) {
     let derived: DerivedEvent[] | undefined;
     let text: string | undefined;
     if (type === 'WriteMemory') {
-      const memory = data as z.output<(typeof memoryCommandSchemas)['WriteMemory']>;
+      const memory = data as z.output<ReturnType<typeof createMemoryCommandSchemas>['WriteMemory']>;
       text = memory.text;
       derived = deriveEvents(memory, metadata.now, env.newId, indexes.atoms);
     } else if (type === 'UpdateMemory') {
-      const update = data as z.output<(typeof memoryCommandSchemas)['UpdateMemory']>;
+      const update = data as z.output<ReturnType<typeof createMemoryCommandSchemas>['UpdateMemory']>;
       const current = indexes.documents.get(update.memoryId);
       text = update.changes.text;
       if (current && text !== undefined) {
         derived = deriveEvents({ ...current, ...update.changes, text, memoryId: update.memoryId }, metadata.now, env.newId, indexes.atoms);
       }
     }
-    const embeddingError = await embed(text, derived);
+    const embeddingError = text === undefined ? undefined : await embedMemory(deps.provider, deps.cache, text, derived);
     const command = { type, data, metadata, ...(derived ? { derived } : {}) } as MemoryCommand;
     const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command);
     if (embeddingError && result.events.length > 0) await recordEmbeddingFailure(data.memoryId, embeddingError, metadata);

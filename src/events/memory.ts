@@ -25,19 +25,21 @@ export const memoryWritten = defineEvent(
   }),
 );
 
-/** The fields an update may change; at least one must be present. */
-export const memoryChangesSchema = z
-  .object({
-    text: nonEmptyText,
-    importance: importanceSchema,
-    topics: labels,
-    keyFacts: labels,
-    participants: labels,
-    sentiment: z.string().max(100).nullable(),
-  })
-  .partial()
-  .strict()
-  .refine((c) => Object.keys(c).length > 0, 'at least one change is required');
+/** The fields an update may change, each optional. */
+export const memoryChangeFields = z.object({
+  text: nonEmptyText,
+  importance: importanceSchema,
+  topics: labels,
+  keyFacts: labels,
+  participants: labels,
+  sentiment: z.string().max(100).nullable(),
+});
+
+/** An update's changes: at least one must be present. */
+export const changesOf = <S extends z.ZodObject>(fields: S) =>
+  fields.partial().strict().refine((c) => Object.keys(c).length > 0, 'at least one change is required');
+
+export const memoryChangesSchema = changesOf(memoryChangeFields);
 
 export const memoryUpdated = defineEvent(
   'MemoryUpdated',

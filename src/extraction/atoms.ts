@@ -1,6 +1,8 @@
-import nodejieba from 'nodejieba';
 import type { EventData } from '../events/catalog.js';
 import { atomKey } from '../projections/atoms.js';
+import { allOf, han, someOf, widthAt } from '../projections/text/chars.js';
+import { tagWords } from '../projections/text/jieba.js';
+import { capitalisedRuns, splitClauses } from './scan.js';
 
 /**
  * Rule-based atom extraction for Chinese and English. Pure: the time comes in as `now`, the ids
@@ -8,7 +10,7 @@ import { atomKey } from '../projections/atoms.js';
  * AtomExtracted events in the same append as the memory's MemoryWritten.
  */
 
-export { atomKey };
+export { atomKey, splitClauses };
 
 export type AtomData = EventData<'AtomExtracted'>;
 export type AtomType = AtomData['atomType'];
@@ -124,14 +126,6 @@ export function classifyClause(clause: string): { atomType: AtomType; confidence
   return best;
 }
 
-/** Sentences and clauses: split on 。！？；!?; newlines, and a full stop followed by space or the end. */
-export function splitClauses(text: string): string[] {
-  return text
-    .split(/[。！？；!?;\n\r…]+|\.(?=\s|$)/u)
-    .map((s) => s.trim())
-    .filter((s) => atomKey(s).length > 0);
-}
-
 const capitalStop = new Set(
   (
     'i im ive id a an the my our your his her their we he she they it its this that these those there here today tomorrow yesterday ' +
@@ -140,15 +134,14 @@ const capitalStop = new Set(
   ).split(' '),
 );
 
-const han = /\p{Script=Han}/u;
 const nounTags = new Set(['n', 'nr', 'nrt', 'nrfg', 'ns', 'nt', 'nz']);
 
 /** Runs of capitalised English words that are not sentence furniture: "New York", "Alice". */
 function capitalisedNames(clause: string): string[] {
   const names: string[] = [];
-  for (const run of clause.match(/\b[A-Z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)*/g) ?? []) {
+  for (const run of capitalisedRuns(clause)) {
     let current: string[] = [];
-    for (const word of run.split(/\s+/)) {
+    for (const word of run) {
       if (capitalStop.has(word.toLowerCase().replace(/['’]/g, ''))) {
         if (current.length > 0) names.push(current.join(' '));
         current = [];
@@ -161,10 +154,10 @@ function capitalisedNames(clause: string): string[] {
 
 /** Nouns jieba finds (two characters or more), and unknown Han words (jieba tags new names `x`). */
 function chineseNouns(clause: string): string[] {
-  if (!han.test(clause)) return [];
-  return nodejieba
-    .tag(clause)
-    .filter(({ word, tag }) => [...word].length >= 2 && (nounTags.has(tag) || (tag === 'x' && /^\p{Script=Han}+$/u.test(word))))
+  if (!someOf(clause, han)) return [];
+  // Two code points or more: the word is longer than its first one.
+  return tagWords(clause)
+    .filter(({ word, tag }) => word.length > widthAt(word.codePointAt(0) ?? 0) && (nounTags.has(tag) || (tag === 'x' && allOf(word, han))))
     .map(({ word }) => word);
 }
 

@@ -1,32 +1,81 @@
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { withoutFsync } from './durability.js';
+import { describeFailure, isEnvironmental } from './failure.js';
 import type { Generation, GenerationStore } from './generations.js';
 import type { Projection } from './projection.js';
 import { bindGeneration } from './tx.js';
 
-/** Applies pages of the log to one generation; rows and checkpoint commit in one transaction, not waiting for fsync. */
+/**
+ * Applies pages of the log to one generation; rows and checkpoint commit in one transaction, not
+ * waiting for fsync. An event the projection cannot apply marks the generation failed at that
+ * event (ADR 23): the events before it are applied, nothing after it is, and the other
+ * projections go on.
+ */
 export function createGenerationWriter(db: SqliteDatabase, store: GenerationStore, projection: Projection, gen: Generation) {
   const tx = bindGeneration(db, projection, gen.generation);
   const handles = new Set<string>(projection.handles);
-  const applyPage = db.transaction((page: readonly RecordedEvent[]): bigint | null => {
+  /** The page's events this generation has not applied yet, or null when it takes no more writes. */
+  const pending = (page: readonly RecordedEvent[]): { fresh: readonly RecordedEvent[]; checkpoint: bigint } | null => {
     const current = store.get(gen.name, gen.generation);
-    // A generation retired by a rebuild's switch (or failed) takes no more writes.
-    if (!current || current.status === 'retired' || current.status === 'failed') return null;
-    const checkpoint = current.checkpoint;
+    // A generation retired by a rebuild's switch, failed, or stopped at an event takes no more writes.
+    if (!current || current.status === 'retired' || current.status === 'failed' || store.failure(gen.name, gen.generation)) return null;
     // A page may overlap what was applied already (two catch-ups racing): skip, never apply twice.
-    const fresh = page.filter((e) => e.globalPosition > checkpoint);
-    const last = fresh.at(-1);
-    if (!last) return checkpoint;
-    const handled = fresh.filter((e) => handles.has(e.type));
+    return { fresh: page.filter((e) => e.globalPosition > current.checkpoint), checkpoint: current.checkpoint };
+  };
+  const applyPage = db.transaction((page: readonly RecordedEvent[]): bigint | null => {
+    const todo = pending(page);
+    if (!todo) return null;
+    const last = todo.fresh.at(-1);
+    if (!last) return todo.checkpoint;
+    const handled = todo.fresh.filter((e) => handles.has(e.type));
     if (handled.length > 0) projection.apply(handled, tx);
     store.setCheckpoint(gen, last.globalPosition);
     return last.globalPosition;
   });
+  /**
+   * After a page failed: applies it again event by event, each in a savepoint, up to the one that
+   * throws, and records that one. A page that goes through one event at a time is simply applied.
+   */
+  const applyUpToFailure = db.transaction((page: readonly RecordedEvent[]): bigint | null => {
+    const todo = pending(page);
+    if (!todo) return null;
+    const one = db.transaction((event: RecordedEvent) => projection.apply([event], tx));
+    let applied = todo.checkpoint;
+    for (const event of todo.fresh) {
+      if (handles.has(event.type)) {
+        try {
+          one(event);
+        } catch (error) {
+          if (isEnvironmental(error)) throw error;
+          store.setCheckpoint(gen, applied);
+          store.markFailed(gen, event.globalPosition, describeFailure(error));
+          return null;
+        }
+      }
+      applied = event.globalPosition;
+    }
+    store.setCheckpoint(gen, applied);
+    return applied;
+  });
+  const markFailed = db.transaction((position: bigint, error: string) => {
+    if (pending([])) store.markFailed(gen, position, error);
+  });
   return {
     generation: gen.generation,
     init: db.transaction(() => projection.init(tx)),
-    applyPage: (page: readonly RecordedEvent[]) => withoutFsync(db, () => applyPage.immediate(page)),
+    applyPage: (page: readonly RecordedEvent[]): bigint | null =>
+      withoutFsync(db, () => {
+        try {
+          return applyPage.immediate(page);
+        } catch (error) {
+          if (isEnvironmental(error)) throw error;
+          return applyUpToFailure.immediate(page);
+        }
+      }),
+    /** Marks the generation failed at an event it could not even read (a corrupt event in the log). */
+    fail: (position: bigint, error: string): void => markFailed.immediate(position, error),
+    failure: () => store.failure(gen.name, gen.generation) ?? null,
     checkpoint: () => store.get(gen.name, gen.generation)?.checkpoint ?? 0n,
   };
 }

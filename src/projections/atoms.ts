@@ -1,6 +1,7 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { Projection, ProjectionTx } from './projection.js';
+import { punctuation, without } from './text/chars.js';
 import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
 
 /**
@@ -10,7 +11,7 @@ import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
  * changing it means bumping this projection's version.
  */
 export function atomKey(content: string): string {
-  return content.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, '');
+  return without(content.normalize('NFKC').toLowerCase(), punctuation);
 }
 
 /** Times are stored as UTC `...Z` strings so that string order is time order. */

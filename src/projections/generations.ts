@@ -10,6 +10,12 @@ export interface Generation {
   readonly checkpoint: bigint;
 }
 
+/** Where a generation stopped for good: the event its apply threw on, and the error (ADR 23). */
+export interface ProjectionFailure {
+  readonly position: bigint;
+  readonly error: string;
+}
+
 interface Row {
   name: string;
   generation: number;
@@ -23,12 +29,21 @@ interface Row {
  * connection, so a switch made through any store on it clears it, and a switch made by another
  * connection moves PRAGMA data_version.
  */
-const liveCaches = new WeakMap<SqliteDatabase, { numbers: Map<string, number>; version: number }>();
-function liveCacheOf(db: SqliteDatabase): { numbers: Map<string, number>; version: number } {
+interface LiveCache {
+  numbers: Map<string, number>;
+  failures: Map<string, ProjectionFailure | null>;
+  version: number;
+}
+const liveCaches = new WeakMap<SqliteDatabase, LiveCache>();
+function liveCacheOf(db: SqliteDatabase): LiveCache {
   let cache = liveCaches.get(db);
-  if (!cache) liveCaches.set(db, (cache = { numbers: new Map(), version: -1 }));
+  if (!cache) liveCaches.set(db, (cache = { numbers: new Map(), failures: new Map(), version: -1 }));
   return cache;
 }
+const clear = (cache: LiveCache): void => {
+  cache.numbers.clear();
+  cache.failures.clear();
+};
 
 /** Which generation of each projection is live, and how far each has read the log. */
 export function createGenerationStore(db: SqliteDatabase) {
@@ -42,6 +57,13 @@ export function createGenerationStore(db: SqliteDatabase) {
       PRIMARY KEY (name, generation)
     );
     CREATE UNIQUE INDEX IF NOT EXISTS projection_one_live ON projection_generations (name) WHERE status = 'live';
+    CREATE TABLE IF NOT EXISTS projection_failures (
+      name TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      position INTEGER NOT NULL,
+      error TEXT NOT NULL,
+      PRIMARY KEY (name, generation)
+    );
   `);
   const stmt = {
     find: db.prepare<[string, string], Row>(
@@ -55,37 +77,65 @@ export function createGenerationStore(db: SqliteDatabase) {
     setStatus: db.prepare('UPDATE projection_generations SET status = ? WHERE name = ? AND generation = ?'),
     setCheckpoint: db.prepare('UPDATE projection_generations SET checkpoint = ? WHERE name = ? AND generation = ?'),
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+    failure: db.prepare<[string, number], { position: number; error: string }>('SELECT position, error FROM projection_failures WHERE name = ? AND generation = ?'),
+    fail: db.prepare('INSERT OR IGNORE INTO projection_failures (name, generation, position, error) VALUES (?, ?, ?, ?)'),
+    forget: db.prepare('DELETE FROM projection_failures WHERE name = ? AND generation = ?'),
   };
   const cache = liveCacheOf(db);
   const toGeneration = (row: Row | undefined): Generation | undefined =>
     row && { ...row, checkpoint: BigInt(row.checkpoint) };
+  const failure = (name: string, generation: number): ProjectionFailure | undefined => {
+    const row = stmt.failure.get(name, generation);
+    return row && { position: BigInt(row.position), error: row.error };
+  };
+  const fresh = (): void => {
+    const version = stmt.dataVersion.get() as number;
+    if (version !== cache.version) {
+      clear(cache);
+      cache.version = version;
+    }
+  };
 
   return {
     live: (name: string) => toGeneration(stmt.find.get(name, 'live')),
     /** The live generation's number, or undefined when there is none; cached between switches. */
     liveNumber(name: string): number | undefined {
-      const version = stmt.dataVersion.get() as number;
-      if (version !== cache.version) {
-        cache.numbers.clear();
-        cache.version = version;
-      }
+      fresh();
       const cached = cache.numbers.get(name);
       if (cached !== undefined) return cached;
       const found = stmt.find.get(name, 'live')?.generation;
       if (found !== undefined) cache.numbers.set(name, found);
       return found;
     },
+    /** Why the live generation stopped, or null while it applies the log; cached like `liveNumber`. */
+    liveFailure(name: string): ProjectionFailure | null {
+      fresh();
+      const cached = cache.failures.get(name);
+      if (cached !== undefined) return cached;
+      const generation = stmt.find.get(name, 'live')?.generation;
+      const found = (generation === undefined ? undefined : failure(name, generation)) ?? null;
+      cache.failures.set(name, found);
+      return found;
+    },
+    failure,
+    /** Marks the generation failed at `position`: it applies no more events until a rebuild replaces it. */
+    markFailed(gen: Pick<Generation, 'name' | 'generation'>, position: bigint, error: string): void {
+      clear(cache);
+      stmt.fail.run(gen.name, gen.generation, Number(position), error.slice(0, 2000));
+    },
     building: (name: string) => toGeneration(stmt.find.get(name, 'building')),
     get: (name: string, generation: number) => toGeneration(stmt.one.get(name, generation)),
     create(name: string, version: number, status: 'building' | 'live'): Generation {
       const generation = stmt.next.get(name)?.next ?? 1;
-      cache.numbers.clear();
+      clear(cache);
       stmt.insert.run(name, generation, version, status);
       return { name, generation, version, status, checkpoint: 0n };
     },
     setStatus(gen: Generation, status: GenerationStatus): void {
-      cache.numbers.clear();
+      clear(cache);
       stmt.setStatus.run(status, gen.name, gen.generation);
+      // A retired or failed generation's tables are gone: so is the record of where it stopped.
+      if (status === 'retired' || status === 'failed') stmt.forget.run(gen.name, gen.generation);
     },
     setCheckpoint(gen: Generation, position: bigint): void {
       stmt.setCheckpoint.run(Number(position), gen.name, gen.generation);

@@ -2,6 +2,7 @@ import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
+import { RebuildFailedError } from './failure.js';
 import type { Generation, GenerationStore } from './generations.js';
 import type { Projection } from './projection.js';
 import { dropGenerationTables } from './tx.js';
@@ -120,6 +121,11 @@ export async function rebuildProjections(
     for (let round = 0; round < maxRounds && switched.size < shadows.length; round += 1) {
       const pending = shadows.filter((s) => !switched.has(s));
       await drainMany(pending.map((s) => s.writer));
+      // A shadow that stopped at an event it cannot apply never goes live (ADR 23).
+      for (const shadow of pending) {
+        const failure = shadow.writer.failure();
+        if (failure) throw new RebuildFailedError(shadow.info.projection, failure);
+      }
       for (const shadow of pending) if (switches.get(shadow)?.()) switched.add(shadow);
     }
     if (switched.size < shadows.length) throw new Error(`a rebuild could not catch up with the log in ${maxRounds} rounds`);

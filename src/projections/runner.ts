@@ -5,7 +5,9 @@ import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
-import { createGenerationStore, generationTable, type Generation } from './generations.js';
+import { ProjectionFailedError, RebuildFailedError } from './failure.js';
+import { createGenerationStore, generationTable, type Generation, type ProjectionFailure } from './generations.js';
+import { readPage } from './read-page.js';
 import type { Projection } from './projection.js';
 import { rebuildProjection, rebuildProjections, type RebuildHooks, type RebuildResult } from './rebuild.js';
 
@@ -25,6 +27,8 @@ export interface ProjectionStatus {
   readonly generation: number;
   readonly checkpoint: bigint;
   readonly building: { readonly generation: number; readonly checkpoint: bigint } | null;
+  /** The event the live generation stopped at, and why (ADR 23); null while it follows the log. */
+  readonly failed: ProjectionFailure | null;
 }
 
 /** Keeps every projection caught up with the log: pull-based catch-up, woken by the log's subscription. */
@@ -62,17 +66,24 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
 
   /**
    * Reads each page of the log once and applies it to every writer, from the one furthest behind,
-   * until all reach `to` (or the head).
+   * until all reach `to` (or the head). A writer that fails on an event (or on a corrupt one it
+   * cannot read) stops there, marked failed; the others go on.
    */
   const drainMany = async (writers: readonly GenerationWriter[], to?: bigint): Promise<void> => {
-    let active = [...writers];
+    let active = writers.filter((w) => w.failure() === null);
     while (active.length > 0) {
       const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
-      const page = await log.readAll({ from, limit: pageSize, ...(to === undefined ? {} : { to }) });
-      if (page.length === 0) return;
+      const read = await readPage(log, from, pageSize, to);
+      if ('corrupt' in read) {
+        const { position, message } = read.corrupt;
+        for (const w of active) if (w.checkpoint() < position) w.fail(position, `CorruptEventError: ${message}`);
+        active = active.filter((w) => w.failure() === null);
+        continue;
+      }
+      if (read.page.length === 0) return;
       // A writer whose generation was retired or failed meanwhile takes no more pages.
-      active = active.filter((w) => w.applyPage(page) !== null);
-      if (page.length < pageSize) return;
+      active = active.filter((w) => w.applyPage(read.page) !== null);
+      if (read.page.length < pageSize && !read.cut) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
@@ -89,11 +100,26 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     serialized(async () => {
       const chosen = names ? names.map(projection) : projections;
       for (const p of chosen) {
-        if (store.live(p.name) && store.live(p.name)?.version !== p.version) await rebuild(p.name, 'version changed');
+        const live = store.live(p.name);
+        // A failed generation waits for an explicit rebuild (or start's repairs), not one per catch-up.
+        if (live && live.version !== p.version && !store.failure(p.name, live.generation)) await rebuildForVersion(p);
       }
       // One read of each new page for every projection (a rebuilt one is at the head already).
       await drainMany(chosen.map(liveWriter), to);
     });
+
+  /**
+   * A new version replays the log; when the new code cannot apply an event, the old generation
+   * is kept, marked failed at that event, and the store still opens (ADR 23).
+   */
+  const rebuildForVersion = async (p: Projection): Promise<void> => {
+    try {
+      await rebuild(p.name, 'version changed');
+    } catch (error) {
+      if (!(error instanceof RebuildFailedError)) throw error;
+      liveWriter(p).fail(error.failure.position, `${error.failure.error} (replaying version ${p.version})`);
+    }
+  };
 
   const rebuilding = new Map<string, Promise<RebuildResult>>();
   const contextOf = (name: string, reason: string, fresh = false) => {
@@ -149,6 +175,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
           generation: live?.generation ?? 0,
           checkpoint: live?.checkpoint ?? 0n,
           building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
+          failed: live ? (store.failure(p.name, live.generation) ?? null) : null,
         };
       });
     },
@@ -156,9 +183,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       const p = projection(name);
       return projectionDigest(db, p, liveWriter(p).generation);
     },
-    /** The physical table of the live generation, for read APIs. */
+    /** The physical table of the live generation, for read APIs; a failed read model refuses to answer. */
     liveTable(name: string, table: string): string {
-      return generationTable(table, store.liveNumber(name) ?? liveWriter(projection(name)).generation);
+      const generation = store.liveNumber(name) ?? liveWriter(projection(name)).generation;
+      const failure = store.liveFailure(name);
+      if (failure) throw new ProjectionFailedError(name, failure);
+      return generationTable(table, generation);
     },
   };
 }

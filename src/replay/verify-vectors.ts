@@ -8,7 +8,7 @@ export interface LiveVectors {
   readonly source: VectorSource;
   readonly feed: VectorFeed;
   catchUp(): Promise<void>;
-  status(): { readonly name: string; readonly checkpoint: bigint };
+  status(): { readonly name: string; readonly checkpoint: bigint; readonly failed?: { readonly position: bigint; readonly error: string } | null };
   digest(): string;
 }
 
@@ -23,8 +23,11 @@ export async function checkVectors(log: EventLog, vectors: LiveVectors, pageSize
   let live: string | null = null;
   try {
     await vectors.catchUp();
-    position = vectors.status().checkpoint;
+    const { checkpoint, failed } = vectors.status();
+    position = checkpoint;
     live = vectors.digest();
+    // Stopped at an event it could not read or apply (ADR 23): named, not compared.
+    if (failed) return { name, position, status: 'failed', live, replayed: null, detail: `live stopped at log position ${failed.position}: ${failed.error}` };
     const fresh = emptyGeneration(0, vectors.source);
     for (;;) {
       const page = await log.readAll({ from: fresh.checkpoint + 1n, to: position, limit: pageSize });

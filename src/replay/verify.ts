@@ -51,7 +51,7 @@ export async function verifyProjections(
   } catch (error) {
     return failed([], `live catch-up: ${message(error)}`);
   }
-  const checkpoints = new Map(runner.status().map((s) => [s.name, s.checkpoint]));
+  const statuses = new Map(runner.status().map((s) => [s.name, s]));
   const live = projections.map((p) => runner.digest(p.name));
   let fresh;
   try {
@@ -60,10 +60,18 @@ export async function verifyProjections(
     return failed(live, `replay: ${message(error)}`);
   }
   try {
+    const replayFailures = new Map(fresh.runner.status().map((s) => [s.name, s.failed]));
     return projections.map((p, i): ProjectionCheck => {
       const replayed = fresh.runner.digest(p.name);
       const liveDigest = live[i] ?? null;
-      const checkpoint = checkpoints.get(p.name);
+      const { checkpoint, failed: stopped } = statuses.get(p.name) ?? { checkpoint: undefined, failed: null };
+      // A read model stopped at an event (ADR 23) is named with where and why, live or in the replay.
+      const replayStopped = replayFailures.get(p.name);
+      if (stopped || replayStopped) {
+        const where = stopped ? 'live' : 'replay';
+        const { position: at, error } = (stopped ?? replayStopped) as { position: bigint; error: string };
+        return { name: p.name, position, status: 'failed', live: liveDigest, replayed, detail: `${where} stopped at log position ${at}: ${error}` };
+      }
       if (checkpoint !== position) {
         return { name: p.name, position, status: 'failed', live: liveDigest, replayed, detail: `live checkpoint is ${checkpoint}` };
       }

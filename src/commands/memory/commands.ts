@@ -1,34 +1,46 @@
 import { z } from 'zod';
 import type { EventData, EventOf } from '../../events/catalog.js';
 import { importanceSchema, labels, nonEmptyText, sourceMessageSchema } from '../../events/fields.js';
-import { memoryChangesSchema, memoryScopeFields } from '../../events/memory.js';
+import { boundedText, boundedTotal, defaultLimits, fixedLimits, type Limits } from '../../events/bounds.js';
+import { changesOf, memoryChangeFields, memoryScopeFields } from '../../events/memory.js';
 import { idSchema } from '../../events/metadata.js';
 import type { Command, EventBody } from '../decider.js';
 
 const reason = z.string().min(1).max(500);
 
-/** Command inputs, checked at the boundary; the same field rules as the events they produce. */
-export const memoryCommandSchemas = {
-  WriteMemory: z
-    .object({
-      memoryId: idSchema,
-      text: nonEmptyText,
-      importance: importanceSchema.default(0.5),
-      sessionId: memoryScopeFields.sessionId.default(null),
-      personaId: memoryScopeFields.personaId.default(null),
-      userId: memoryScopeFields.userId.default(null),
-      topics: labels.default([]),
-      keyFacts: labels.default([]),
-      participants: labels.default([]),
-      sentiment: z.string().max(100).nullable().default(null),
-      sources: z.array(sourceMessageSchema).max(10_000).default([]),
-    })
-    .strict(),
-  UpdateMemory: z.object({ memoryId: idSchema, changes: memoryChangesSchema }).strict(),
-  ForgetMemory: z.object({ memoryId: idSchema, reason: reason.default('forgotten on request') }).strict(),
-  ArchiveMemory: z.object({ memoryId: idSchema, reason: reason.default('archived on request') }).strict(),
-  RestoreMemory: z.object({ memoryId: idSchema }).strict(),
-} as const;
+/**
+ * Command inputs, checked at the boundary: the same field rules as the events they produce, and
+ * the configured size limits on the texts (ADR 23), so nothing over them reaches the log.
+ */
+export function createMemoryCommandSchemas(limits: Limits) {
+  const text = boundedText(nonEmptyText, limits.memoryTextBytes, 'memoryTextBytes');
+  const source = sourceMessageSchema.extend({ content: boundedText(z.string(), limits.messageBytes, 'messageBytes') });
+  const sources = boundedTotal(z.array(source).max(fixedLimits.sourcesPerMemory), (s) => s.content, limits.sourcesBytes, 'sourcesBytes');
+  return {
+    WriteMemory: z
+      .object({
+        memoryId: idSchema,
+        text,
+        importance: importanceSchema.default(0.5),
+        sessionId: memoryScopeFields.sessionId.default(null),
+        personaId: memoryScopeFields.personaId.default(null),
+        userId: memoryScopeFields.userId.default(null),
+        topics: labels.default([]),
+        keyFacts: labels.default([]),
+        participants: labels.default([]),
+        sentiment: z.string().max(100).nullable().default(null),
+        sources: sources.default([]),
+      })
+      .strict(),
+    UpdateMemory: z.object({ memoryId: idSchema, changes: changesOf(memoryChangeFields.extend({ text })) }).strict(),
+    ForgetMemory: z.object({ memoryId: idSchema, reason: reason.default('forgotten on request') }).strict(),
+    ArchiveMemory: z.object({ memoryId: idSchema, reason: reason.default('archived on request') }).strict(),
+    RestoreMemory: z.object({ memoryId: idSchema }).strict(),
+  } as const;
+}
+
+/** The schemas at the default limits. */
+export const memoryCommandSchemas = createMemoryCommandSchemas(defaultLimits);
 
 type Schemas = typeof memoryCommandSchemas;
 export type MemoryCommandType = keyof Schemas;

@@ -2,7 +2,7 @@ import { parseOrThrow } from '../../events/errors.js';
 import { isAllowed } from './guard.js';
 import type { HookDeps } from './context.js';
 import { recordTurnMessage } from './record-message.js';
-import { afterLlmResponseSchema } from './schemas.js';
+import { hookSchemasFor } from './schemas.js';
 
 export interface AfterLlmResult {
   /** stale: the user message it answers was rolled back meanwhile, so the reply was not recorded. */
@@ -14,7 +14,7 @@ export interface AfterLlmResult {
 
 /** After the LLM answered: record the reply, and start a summary when the backlog reached the threshold. */
 export async function afterLlmResponse(deps: HookDeps, input: unknown): Promise<AfterLlmResult> {
-  const request = parseOrThrow(afterLlmResponseSchema, input);
+  const request = parseOrThrow(hookSchemasFor(deps.limits).afterLlmResponseSchema, input);
   const none = { messageId: null, summaryTaskId: null };
   if (!deps.isReady()) return { status: 'not_ready', ...none };
   const { sessionId } = request;

@@ -6,7 +6,7 @@ import { recordTurnMessage } from './record-message.js';
 import { recordRecall } from './record-recall.js';
 import { hookMetadata, type HookDeps } from './context.js';
 import { rollBack, rolledBackCount } from './rollback.js';
-import { beforeLlmRequestSchema, type BeforeLlmRequest, type ExtraContentPart } from './schemas.js';
+import { hookSchemasFor, type BeforeLlmRequest, type ExtraContentPart } from './schemas.js';
 
 export interface BeforeLlmResult {
   /** ok; not_ready (nothing done, return at once); rejected (whitelist: nothing read or written). */
@@ -25,7 +25,7 @@ const skipped = (status: 'not_ready' | 'rejected'): BeforeLlmResult => ({ status
 
 /** Before the LLM call: reconcile with the host's history, record the user message, recall and inject. */
 export async function beforeLlmRequest(deps: HookDeps, input: unknown): Promise<BeforeLlmResult> {
-  const request = parseOrThrow(beforeLlmRequestSchema, input);
+  const request = parseOrThrow(hookSchemasFor(deps.limits).beforeLlmRequestSchema, input);
   if (!deps.isReady()) return skipped('not_ready');
   if (!isAllowed(deps.config, { ...request, senderId: request.message.senderId })) return skipped('rejected');
   const { sessionId } = request;

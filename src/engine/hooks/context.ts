@@ -1,3 +1,4 @@
+import type { Limits } from '../../events/bounds.js';
 import type { EventLog } from '../../events/log/event-log.js';
 import type { Environment } from '../clock.js';
 import type { ConversationConfig } from '../conversation/config.js';
@@ -19,6 +20,8 @@ export interface HookDeps {
   readonly recall: (input: unknown) => Promise<RecallAnswer>;
   readonly env: Environment;
   readonly config: ConversationConfig;
+  /** The size limits the hooks' inputs are checked against. */
+  readonly limits: Limits;
   readonly actor: string;
   /** False while the engine opens or closes: the hooks then return at once. */
   readonly isReady: () => boolean;

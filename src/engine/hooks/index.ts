@@ -1,4 +1,6 @@
-import { ValidationError } from '../../events/errors.js';
+import { z } from 'zod';
+import { ValidationError, parseOrThrow } from '../../events/errors.js';
+import { idSchema } from '../../events/metadata.js';
 import { stripInjection } from '../../queries/recall/format.js';
 import { afterLlmResponse } from './after.js';
 import { beforeLlmRequest } from './before.js';
@@ -6,6 +8,8 @@ import { hookMetadata, type HookDeps } from './context.js';
 import { rollBack } from './rollback.js';
 
 export type { HookDeps } from './context.js';
+
+const resetInputSchema = z.object({ sessionId: idSchema, reason: z.string().min(1).max(500) }).strict();
 export type { BeforeLlmResult } from './before.js';
 export type { AfterLlmResult } from './after.js';
 
@@ -18,6 +22,7 @@ export function createConversationHooks(deps: HookDeps) {
     reset: (sessionId: string, reason = 'session reset') =>
       deps.store.withSession(sessionId, async () => {
         if (!sessionId) throw new ValidationError('session', 'is required');
+        parseOrThrow(resetInputSchema, { sessionId, reason });
         deps.runner.cancelSession(sessionId);
         await rollBack(deps.store, deps.memories, { type: 'ResetSession', data: { sessionId, reason }, metadata: hookMetadata(deps) });
       }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedText, defaultLimits, fixedLimits, type Limits } from '../../events/bounds.js';
 import { messageRoleSchema } from '../../events/fields.js';
 import { idSchema, timestampSchema } from '../../events/metadata.js';
 
@@ -11,48 +12,63 @@ const who = {
   chatType: z.enum(['private', 'group']).default('private'),
 };
 
-/** The message of this turn, as the host sends it before or after the LLM call. */
-export const hostTurnMessageSchema = z
-  .object({
-    /** The host's id for the message; made up when absent. */
-    messageId: idSchema.optional(),
-    content: z.string().max(200_000),
-    senderId: idSchema.nullable().default(null),
-    senderName: z.string().max(200).nullable().default(null),
-    /** When the host sent it; defaults to now. Hosts replaying dated conversations pass their own. */
-    sentAt: timestampSchema.optional(),
-  })
-  .strict();
+/** The hooks' input schemas at the configured limits (ADR 23): every message content within `limits.messageBytes`. */
+export function createHookSchemas(limits: Limits) {
+  const content = boundedText(z.string(), limits.messageBytes, 'messageBytes');
+  /** The message of this turn, as the host sends it before or after the LLM call. */
+  const hostTurnMessageSchema = z
+    .object({
+      /** The host's id for the message; made up when absent. */
+      messageId: idSchema.optional(),
+      content,
+      senderId: idSchema.nullable().default(null),
+      senderName: z.string().max(200).nullable().default(null),
+      /** When the host sent it; defaults to now. Hosts replaying dated conversations pass their own. */
+      sentAt: timestampSchema.optional(),
+    })
+    .strict();
 
-/** A message of the host's current history. */
-export const hostMessageSchema = z
-  .object({ messageId: idSchema.optional(), role: messageRoleSchema, content: z.string().max(200_000) })
-  .strict();
+  /** A message of the host's current history. */
+  const hostMessageSchema = z
+    .object({ messageId: idSchema.optional(), role: messageRoleSchema, content })
+    .strict();
 
-/** What the host passes before it calls the LLM with a new user message. */
-export const beforeLlmRequestSchema = z
-  .object({
-    ...who,
-    message: hostTurnMessageSchema,
-    /** The last message the host still has before this one (null: none); later stored messages are rolled back. */
-    checkpointId: idSchema.nullable().optional(),
-    /** The host's history before this message; stored messages it no longer has are rolled back. */
-    history: z.array(hostMessageSchema).max(100_000).optional(),
-    topK: z.number().int().min(1).max(10).optional(),
-    /** false records the message without recalling: a host importing past history wants no injection. */
-    recall: z.boolean().default(true),
-  })
-  .strict();
+  /** What the host passes before it calls the LLM with a new user message. */
+  const beforeLlmRequestSchema = z
+    .object({
+      ...who,
+      message: hostTurnMessageSchema,
+      /** The last message the host still has before this one (null: none); later stored messages are rolled back. */
+      checkpointId: idSchema.nullable().optional(),
+      /** The host's history before this message; stored messages it no longer has are rolled back. */
+      history: z.array(hostMessageSchema).max(fixedLimits.historyMessages).optional(),
+      topK: z.number().int().min(1).max(10).optional(),
+      /** false records the message without recalling: a host importing past history wants no injection. */
+      recall: z.boolean().default(true),
+    })
+    .strict();
 
-/** What the host passes after the LLM answered. */
-export const afterLlmResponseSchema = z
-  .object({
-    ...who,
-    message: hostTurnMessageSchema,
-    /** The user message this reply answers; when the host rolled it back meanwhile, the reply is dropped. */
-    inReplyTo: idSchema.optional(),
-  })
-  .strict();
+  /** What the host passes after the LLM answered. */
+  const afterLlmResponseSchema = z
+    .object({
+      ...who,
+      message: hostTurnMessageSchema,
+      /** The user message this reply answers; when the host rolled it back meanwhile, the reply is dropped. */
+      inReplyTo: idSchema.optional(),
+    })
+    .strict();
+  return { hostTurnMessageSchema, hostMessageSchema, beforeLlmRequestSchema, afterLlmResponseSchema };
+}
+
+const cached = new WeakMap<Limits, ReturnType<typeof createHookSchemas>>();
+/** The schemas for these limits, built once. */
+export function hookSchemasFor(limits: Limits): ReturnType<typeof createHookSchemas> {
+  let schemas = cached.get(limits);
+  if (!schemas) cached.set(limits, (schemas = createHookSchemas(limits)));
+  return schemas;
+}
+
+export const { hostTurnMessageSchema, hostMessageSchema, beforeLlmRequestSchema, afterLlmResponseSchema } = hookSchemasFor(defaultLimits);
 
 export type BeforeLlmRequest = z.output<typeof beforeLlmRequestSchema>;
 export type AfterLlmResponse = z.output<typeof afterLlmResponseSchema>;

@@ -27,6 +27,13 @@ export interface ReadAllOptions {
   readonly limit?: number;
 }
 
+/** One stream's part of a multi-stream append. */
+export interface StreamAppend {
+  readonly streamId: string;
+  readonly events: readonly DomainEvent[];
+  readonly expectedRevision?: ExpectedRevision;
+}
+
 export interface EventLog {
   /** Appends all events or none, checking the stream's revision first. */
   append(
@@ -34,6 +41,11 @@ export interface EventLog {
     events: readonly DomainEvent[],
     options?: { readonly expectedRevision?: ExpectedRevision },
   ): Promise<AppendResult>;
+  /**
+   * Appends to several streams in one transaction: every event or none, each stream's revision
+   * checked. Optional: a log that cannot (EventStoreDB appends one stream at a time) leaves it out.
+   */
+  appendAll?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   readStream(streamId: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
   /** One page of the whole log in position order; `limit` defaults to 1,000. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

@@ -136,6 +136,17 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       wakeAll();
       return result;
     },
+    async appendAll(appends): Promise<AppendResult[]> {
+      const valid = appends.map((a) => {
+        if (a.streamId.length === 0 || a.events.length === 0) throw new ValidationError('appends', 'every part needs a stream and an event');
+        return { ...a, events: a.events.map(validateNewEvent) };
+      });
+      // Each part is a savepoint of the one transaction: the chain and positions run on across streams.
+      const all = db.transaction(() => valid.map((a) => appendTx(a.streamId, a.events, a.expectedRevision ?? 'any')));
+      const result = runAppend(() => all.immediate(), valid[0]?.streamId ?? '');
+      wakeAll();
+      return result;
+    },
     async readStream(streamId, opts = {}) {
       return decodeRows(stmt.readStream.all(streamId, Number(opts.fromRevision ?? 0n)));
     },

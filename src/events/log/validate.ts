@@ -1,3 +1,4 @@
+import { checkEventCeilings } from '../bounds.js';
 import { domainEventSchema, currentVersions, type DomainEvent } from '../catalog.js';
 import { CorruptEventError, ValidationError, parseOrThrow } from '../errors.js';
 import { upcast } from '../upcasters.js';
@@ -5,8 +6,9 @@ import { openData } from './sealing/codec.js';
 import type { GroupOpener } from './sealing/group.js';
 import type { Keystore } from './sealing/keystore.js';
 
-/** Checks an event before it is written; a failure names the field and nothing is appended. */
+/** Checks an event before it is written (schema, then the log's size ceilings); a failure names the field and nothing is appended. */
 export function validateNewEvent(event: unknown, index: number): DomainEvent {
+  checkEventCeilings(event, index);
   const valid = parseOrThrow(domainEventSchema, event, `events.${index}`);
   if (valid.metadata.erased !== undefined) throw new ValidationError(`events.${index}.metadata.erased`, 'is set by the log on read, never written');
   return valid;

@@ -11,18 +11,23 @@ import { memoryCommands } from './memory-commands.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
+import { exitCodes } from './exit-codes.js';
 import { complianceCommands } from './compliance-commands.js';
 import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
 const status: Handler = async (engine, _inv, out) => {
   const s = await engine.status();
-  const counts = { active: engine.documents.count('active'), all: engine.documents.count() };
+  const stopped = s.projections.filter((p) => p.failed !== null);
+  // A failed documents read model has no counts to give; status still reports the rest (ADR 23).
+  const counts = stopped.some((p) => p.name === 'documents') ? null : { active: engine.documents.count('active'), all: engine.documents.count() };
   const m = s.maintenance;
   out.print({ ...s, memories: counts }, () =>
     [
       `log head: ${s.headPosition}`,
-      `memories: ${counts.active} active, ${counts.all} in all`,
+      counts ? `memories: ${counts.active} active, ${counts.all} in all` : 'memories: unknown (the documents read model failed)',
+      ...stopped.map((p) => `FAILED ${p.name} at log position ${p.failed?.position}: ${p.failed?.error}; fix the cause, then \`lmem rebuild ${p.name}\``),
+      ...[s.vectors, s.graphVectors].flatMap((v) => (v.failed ? [`FAILED ${v.name} at log position ${v.failed.position}: ${v.failed.error}; fix the cause, then \`lmem rebuild-index\``] : [])),
       `vectors: ${s.vectors.size} indexed, ${s.vectors.pending} pending, generation ${s.vectors.generation} at ${s.vectors.checkpoint}` +
         (s.vectors.building ? `, rebuilding g${s.vectors.building.generation} at ${s.vectors.building.checkpoint}` : ''),
       `graph entry vectors: ${s.graphVectors.size} indexed, ${s.graphVectors.pending} pending, generation ${s.graphVectors.generation} at ${s.graphVectors.checkpoint}`,
@@ -33,7 +38,7 @@ const status: Handler = async (engine, _inv, out) => {
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
       table([
-        ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding'],
+        ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding', 'failed at'],
         ...s.projections.map((p) => [
           p.name,
           p.version,
@@ -41,6 +46,7 @@ const status: Handler = async (engine, _inv, out) => {
           p.checkpoint,
           s.headPosition - p.checkpoint,
           p.building ? `g${p.building.generation} at ${p.building.checkpoint}` : null,
+          p.failed?.position ?? null,
         ]),
       ]),
     ].join('\n'),
@@ -112,6 +118,10 @@ const start: Handler = async (engine, inv, out) => {
       ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
     );
   await status(engine, inv, out);
+  // A read model still stopped at an event after start's replay is a finding, like verify's (ADR 23).
+  const s = await engine.status();
+  const stopped = s.projections.some((p) => p.failed !== null) || s.vectors.failed || s.graphVectors.failed;
+  return stopped ? exitCodes.checkFailed : exitCodes.ok;
 };
 
 const search: Handler = async (engine, inv, out) => {

@@ -1,5 +1,6 @@
-import nodejieba from 'nodejieba';
 import { stemmer } from 'stemmer';
+import { allOf, cjkLetter, forEachRun, isClass, letterOrDigit, mark, widthAt, type RunRules } from './chars.js';
+import { cutWords } from './jieba.js';
 import { chineseStopWords, englishStopWords } from './stopwords.js';
 
 /*
@@ -7,29 +8,53 @@ import { chineseStopWords, englishStopWords } from './stopwords.js';
  * function, so a query token matches exactly when the same token was made from the memory text.
  * Tokens hold only letters, digits and combining marks, and are stored space-separated in FTS5,
  * whose unicode61 tokenizer (configured in `ftsTokenizeOption`) then keeps each one whole.
+ * Linear in time and stack on any input: runs are found by one scan (`forEachRun`), never by a
+ * regex over the whole text, and no list is spread into a call.
  */
-
-// A letter or digit of Han, kana or Hangul (ー, the katakana length mark, is filed under Common).
-const cjkLetter = String.raw`(?:(?=[\p{L}\p{N}])[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC])`;
-// Any other letter or digit; a run of them may carry combining marks after its first character.
-const otherLetter = String.raw`(?:(?!${cjkLetter})[\p{L}\p{N}])`;
-const runs = new RegExp(String.raw`(${cjkLetter}+)|(${otherLetter}(?:${otherLetter}|\p{M})*)`, 'gu');
-const cjkWord = new RegExp(String.raw`^${cjkLetter}+$`, 'u');
 
 /** The FTS5 `tokenize` option of every table that stores `toFtsDocument` output. */
 export const ftsTokenizeOption = `"unicode61 remove_diacritics 0 categories 'L* N* Co M*'"`;
 
+const cjkRun = 1;
+const wordRun = 2;
+
+/** A run of CJK letters; or any other letter or digit, then letters, digits and combining marks. */
+const runRules: RunRules = {
+  opens: (cp) => (isClass(cp, cjkLetter) ? cjkRun : isClass(cp, letterOrDigit) ? wordRun : 0),
+  extends: (kind, cp) =>
+    kind === cjkRun ? isClass(cp, cjkLetter) : !isClass(cp, cjkLetter) && (isClass(cp, letterOrDigit) || isClass(cp, mark)),
+};
+
+/** Longer words are kept as they are: Porter stemming of a word this long means nothing, and its regexes would need a deep stack. */
+export const maxStemmedLength = 1_000_000;
+
 /** jieba's words (without stop words), then the run's character bigrams jieba did not already give. */
-function cjkTokens(run: string): string[] {
-  const words = nodejieba.cut(run).filter((word) => cjkWord.test(word) && !chineseStopWords.has(word));
-  const chars = Array.from(run);
-  const grams = chars.length === 1 ? chars : chars.slice(1).map((char, i) => `${chars[i] ?? ''}${char}`);
-  const given = new Set(words);
-  return [...words, ...grams.filter((gram) => !given.has(gram) && !chineseStopWords.has(gram))];
+function pushCjkTokens(run: string, tokens: string[]): void {
+  const given = new Set<string>();
+  for (const word of cutWords(run)) {
+    if (!allOf(word, cjkLetter) || chineseStopWords.has(word)) continue;
+    given.add(word);
+    tokens.push(word);
+  }
+  const first = run.codePointAt(0) ?? 0;
+  if (widthAt(first) === run.length) {
+    if (!given.has(run) && !chineseStopWords.has(run)) tokens.push(run);
+    return;
+  }
+  let previous = 0;
+  let at = widthAt(first);
+  while (at < run.length) {
+    const width = widthAt(run.codePointAt(at) ?? 0);
+    const gram = run.slice(previous, at + width);
+    if (!given.has(gram) && !chineseStopWords.has(gram)) tokens.push(gram);
+    previous = at;
+    at += width;
+  }
 }
 
 function wordToken(word: string): string | null {
   if (englishStopWords.has(word)) return null;
+  if (word.length > maxStemmedLength) return word;
   return stemmer(word) || word;
 }
 
@@ -41,14 +66,13 @@ function wordToken(word: string): string | null {
  */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
-  for (const match of text.normalize('NFKC').toLowerCase().matchAll(runs)) {
-    const [, cjk, word] = match;
-    if (cjk !== undefined) tokens.push(...cjkTokens(cjk));
-    else if (word !== undefined) {
-      const token = wordToken(word);
-      if (token) tokens.push(token);
-    }
-  }
+  const normal = text.normalize('NFKC').toLowerCase();
+  forEachRun(normal, runRules, (kind, start, end) => {
+    const run = normal.slice(start, end);
+    if (kind === cjkRun) return pushCjkTokens(run, tokens);
+    const token = wordToken(run);
+    if (token) tokens.push(token);
+  });
   return tokens;
 }
 

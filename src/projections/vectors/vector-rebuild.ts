@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import type { Generation, GenerationStore } from '../generations.js';
+import { describeFailure } from '../failure.js';
 import { emptyGeneration, type VectorGeneration, type VectorSource } from './apply.js';
 
 export interface VectorRebuildOptions {
@@ -63,6 +64,11 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
     status, generation: gen.generation, resumed, checkpoint: gen.checkpoint,
     size: gen.index.size(), pending: gen.pending.size, failureRatio: failureRatio(gen),
   });
+  const abandon = (status: 'partial' | 'failed', reason: string): VectorRebuildResult => {
+    ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
+    ctx.remove(gen.generation);
+    return { ...result(status), reason };
+  };
   const step = BigInt(options.persistEvery ?? 50_000);
   for (;;) {
     const head = await ctx.headNow();
@@ -72,15 +78,15 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
         return result('cancelled');
       }
       const to = gen.checkpoint + step < head ? gen.checkpoint + step : head;
-      await ctx.drain(gen, to);
+      try {
+        await ctx.drain(gen, to);
+      } catch (error) {
+        // An event the shadow cannot apply: it never goes live, the live index stays (ADR 23).
+        return abandon('failed', `stopped after log position ${gen.checkpoint}: ${describeFailure(error)}`);
+      }
       await ctx.persist(gen);
       options.onProgress?.({ checkpoint: gen.checkpoint, head });
     }
-    const abandon = (status: 'partial' | 'failed', reason: string): VectorRebuildResult => {
-      ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
-      ctx.remove(gen.generation);
-      return { ...result(status), reason };
-    };
     const ratio = failureRatio(gen);
     if (ratio > (options.maxFailureRatio ?? 0.02)) return abandon('partial', `${gen.pending.size} items without an embedding (${(ratio * 100).toFixed(1)}%)`);
     await ctx.liveIdle();

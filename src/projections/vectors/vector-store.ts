@@ -9,6 +9,9 @@ import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
 import { createSetAsideLog } from './set-aside.js';
 import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
+import type { CorruptEventError } from '../../events/errors.js';
+import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
+import { readPage } from '../read-page.js';
 import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
 
 export interface VectorStoreOptions {
@@ -96,14 +99,33 @@ export function createVectorStore(options: VectorStoreOptions) {
     flushTimer.unref();
   };
 
+  /** Where the live generation stopped at an event it could not apply (ADR 23), or null. */
+  const liveFailure = () => generations.failure(projectionName, live.generation) ?? null;
+  /**
+   * The live generation stops at an event it cannot read or apply, marked failed there; a
+   * shadow's rebuild fails instead (the rebuild abandons it), and the live one keeps serving.
+   */
+  const stopAt = (gen: VectorGeneration, error: unknown, corrupt = false): void => {
+    if (gen !== live || isEnvironmental(error)) throw error;
+    const row = generations.get(projectionName, gen.generation);
+    const position = corrupt ? (error as CorruptEventError).position : gen.checkpoint + 1n;
+    if (row) db.transaction(() => generations.markFailed(row, position, describeFailure(error))).immediate();
+  };
+
   /** Reads the log into one generation from its checkpoint; yields between pages. */
   const drain = async (gen: VectorGeneration, to?: bigint): Promise<void> => {
     for (;;) {
-      const page = await log.readAll({ from: gen.checkpoint + 1n, limit: pageSize, ...(to === undefined ? {} : { to }) });
+      const read = await readPage(log, gen.checkpoint + 1n, pageSize, to);
+      if ('corrupt' in read) return stopAt(gen, read.corrupt, true);
+      const { page } = read;
       if (page.length === 0) return;
       if (gen === live && !changed) changed = page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
-      await lock.write(() => applyVectorPage(gen, page, source, feed));
-      if (page.length < pageSize) return;
+      try {
+        await lock.write(() => applyVectorPage(gen, page, source, feed));
+      } catch (error) {
+        return stopAt(gen, error);
+      }
+      if (page.length < pageSize && !read.cut) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
@@ -111,6 +133,7 @@ export function createVectorStore(options: VectorStoreOptions) {
   let catchingUp: Promise<void> = Promise.resolve();
   const catchUp = (): Promise<void> => {
     catchingUp = catchingUp.then(async () => {
+      if (liveFailure()) return;
       const before = live.checkpoint;
       await drain(live);
       if (live.checkpoint !== before && (changed || live.checkpoint - persisted.checkpoint > staleAfter)) scheduleFlush();
@@ -125,7 +148,12 @@ export function createVectorStore(options: VectorStoreOptions) {
     source,
     feed,
     catchUp,
-    search: (query: Float32Array, k: number): Promise<VectorHit[]> => lock.read(() => live.index.search(query, k)),
+    failure: liveFailure,
+    search: (query: Float32Array, k: number): Promise<VectorHit[]> => {
+      const failure = liveFailure();
+      if (failure) return Promise.reject(new ProjectionFailedError(projectionName, failure));
+      return lock.read(() => live.index.search(query, k));
+    },
     ids: (): readonly string[] => live.index.ids(),
     pending: (): ReadonlyMap<string, string> => live.pending,
     /** The owners (memories) of the pending items, each once. */
@@ -140,6 +168,7 @@ export function createVectorStore(options: VectorStoreOptions) {
         size: live.index.size(),
         pending: live.pending.size,
         building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
+        failed: liveFailure(),
         /** Damaged snapshots set aside and rebuilt from the log, newest first. */
         setAside: setAsides.latest(projectionName),
       };

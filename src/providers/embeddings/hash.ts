@@ -1,4 +1,5 @@
-import nodejieba from 'nodejieba';
+import { allOf, punctuation, without } from '../../projections/text/chars.js';
+import { cutMixed } from '../../projections/text/jieba.js';
 import { l2Normalize, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
 export interface HashProviderOptions {
@@ -12,8 +13,6 @@ export const hashProviderDefaults = { dimension: 256, maxInputChars: 8000 } as c
 
 // Bumped whenever the features or the hashing change, so old vectors get another fingerprint.
 const featureVersion = 1;
-const punctuationOrSpace = /^[\s\p{P}\p{S}]+$/u;
-const spacesAndPunctuation = /[\s\p{P}\p{S}]+/gu;
 const utf8 = new TextEncoder();
 
 /** FNV-1a, 32 bits, over the UTF-8 bytes: the same on every machine and every run. */
@@ -30,11 +29,11 @@ export function fnv1a32(text: string, seed = 0x811c9dc5): number {
 export function hashFeatures(text: string): string[] {
   const normalized = text.normalize('NFKC').toLowerCase();
   const features: string[] = [];
-  // `cut(text, true)` is jieba's HMM mode; it keeps Latin words and numbers whole.
-  for (const token of nodejieba.cut(normalized, true)) {
-    if (!punctuationOrSpace.test(token)) features.push(`w:${token}`);
+  // jieba's HMM mode keeps Latin words and numbers whole; ASCII text is cut without loading jieba.
+  for (const token of cutMixed(normalized)) {
+    if (!allOf(token, punctuation)) features.push(`w:${token}`);
   }
-  const chars = Array.from(normalized.replace(spacesAndPunctuation, ''));
+  const chars = Array.from(without(normalized, punctuation));
   for (const n of [2, 3]) {
     for (let i = 0; i + n <= chars.length; i += 1) features.push(`${n}:${chars.slice(i, i + n).join('')}`);
   }

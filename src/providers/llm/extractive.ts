@@ -59,7 +59,8 @@ function score(sentences: Scored[], isAssistant: (s: Scored) => boolean): void {
     for (const t of tokens[i] ?? []) frequency.set(t, (frequency.get(t) ?? 0) + 1);
   });
   const raw = tokens.map((set) => (set.length === 0 ? 0 : (set.reduce((sum, t) => sum + Math.log(1 + (frequency.get(t) ?? 0)), 0) / Math.sqrt(set.length)) * Math.min(1, set.length / 4)));
-  const best = Math.max(...raw, Number.EPSILON);
+  // A long window has more sentences than a call takes arguments: no spread into Math.max.
+  const best = raw.reduce((max, x) => (x > max ? x : max), Number.EPSILON);
   sentences.forEach((s, i) => {
     s.score = 0.5 * ((raw[i] ?? 0) / best) + 0.5 * Math.min(1, s.facts / 2) - (s.question ? 0.2 : 0) - (isAssistant(s) ? 0.15 : 0);
   });
@@ -132,7 +133,7 @@ export function createExtractiveSummarizer(options: ExtractiveOptions = {}): Llm
     const facts = pick(sentences, extractiveDefaults.maxKeyFacts, (s) => s.facts > 0 && !assistantSpeakers.has(s.speaker));
     const chinese = sentences.filter((s) => s.chinese).length * 2 >= sentences.length;
     // Sentences far below the best one are small talk beside it: quoted only in a window of small talk.
-    const top = Math.max(...sentences.map((s) => s.score));
+    const top = sentences.reduce((max, s) => (s.score > max ? s.score : max), -Infinity);
     const summary = composeSummary(lead(request, participants, topics, chinese), pick(sentences, maxSentences, (s) => s.score >= top / 2));
     const result = {
       summary,

@@ -1,5 +1,6 @@
-import nodejieba from 'nodejieba';
 import { atomKey } from '../../projections/atoms.js';
+import { forEachRun, han, isClass, letterOrDigit, someOf, upper, type RunRules } from '../../projections/text/chars.js';
+import { cutWords } from '../../projections/text/jieba.js';
 import { chineseStopWords } from '../../projections/text/stopwords.js';
 import { tokenize } from '../../projections/text/tokenizer.js';
 
@@ -13,7 +14,20 @@ const filler = new Set(
   ).split(' '),
 );
 
-const runs = /(\p{Script=Han}+)|((?:(?!\p{Script=Han})[\p{L}\p{N}])(?:(?!\p{Script=Han})[\p{L}\p{N}'’-])*)/gu;
+export const hanRun = 1;
+const wordRun = 2;
+const joiners = new Set([0x27, 0x2019, 0x2d]);
+/** Han runs, and words: a letter or digit, then letters, digits, apostrophes and hyphens (none of them Han). */
+export const topicRunRules: RunRules = {
+  opens: (cp) => (isClass(cp, han) ? hanRun : isClass(cp, letterOrDigit) ? wordRun : 0),
+  extends: (kind, cp) => (kind === hanRun ? isClass(cp, han) : !isClass(cp, han) && (isClass(cp, letterOrDigit) || joiners.has(cp))),
+};
+// A word longer than any label is no topic (and would make the summary invalid).
+const maxTopicLength = 500;
+const isDigits = (word: string): boolean => {
+  for (let i = 0; i < word.length; i += 1) if (word.charCodeAt(i) < 48 || word.charCodeAt(i) > 57) return false;
+  return word.length > 0;
+};
 
 interface Candidate {
   readonly key: string;
@@ -27,16 +41,17 @@ interface Candidate {
 /** Words worth naming as topics in one sentence: jieba's words of Han runs, other words by their stem. */
 function candidates(sentence: string): { key: string; surface: string; name: boolean }[] {
   const out: { key: string; surface: string; name: boolean }[] = [];
-  for (const match of sentence.normalize('NFKC').matchAll(runs)) {
-    const [, cjk, word] = match;
-    if (cjk !== undefined) {
-      for (const w of nodejieba.cut(cjk)) if (Array.from(w).length >= 2 && !chineseStopWords.has(w) && !filler.has(w)) out.push({ key: w, surface: w, name: false });
-    } else if (word !== undefined && word.length >= 3 && !/^\d+$/.test(word) && !filler.has(word.toLowerCase())) {
-      const key = tokenize(word)[0];
-      const name = match.index > 0 && /^\p{Lu}/u.test(word);
-      if (key !== undefined && !filler.has(key)) out.push({ key, surface: name ? word : word.toLowerCase(), name });
+  const normal = sentence.normalize('NFKC');
+  forEachRun(normal, topicRunRules, (kind, start, end) => {
+    const run = normal.slice(start, end);
+    if (kind === hanRun) {
+      for (const w of cutWords(run)) if (Array.from(w).length >= 2 && !chineseStopWords.has(w) && !filler.has(w)) out.push({ key: w, surface: w, name: false });
+    } else if (run.length >= 3 && run.length <= maxTopicLength && !isDigits(run) && !filler.has(run.toLowerCase())) {
+      const key = tokenize(run)[0];
+      const name = start > 0 && isClass(run.codePointAt(0) ?? 0, upper);
+      if (key !== undefined && !filler.has(key)) out.push({ key, surface: name ? run : run.toLowerCase(), name });
     }
-  }
+  });
   return out;
 }
 
@@ -67,9 +82,7 @@ export function topTerms(sentences: readonly { text: string; weight: number }[],
     }
   });
   // jieba cuts 成都旅游 whole: a Chinese word also gains the weight of the longer words holding it.
-  const han = [...byKey.values()].filter((c) => /\p{Script=Han}/u.test(c.key));
-  const inside = new Map(han.map((c) => [c, han.filter((o) => o !== c && o.key.includes(c.key)).reduce((sum, o) => sum + o.weight, 0)]));
-  for (const [c, extra] of inside) c.weight += extra;
+  for (const [c, extra] of weightInside([...byKey.values()].filter((c) => someOf(c.key, han)))) c.weight += extra;
   const chosen: string[] = [];
   for (const c of [...byKey.values()].sort((a, b) => b.weight - a.weight || a.first - b.first)) {
     if (chosen.length >= limit || (c.weight <= 1 && chosen.length >= minimum)) break;
@@ -79,4 +92,26 @@ export function topTerms(sentences: readonly { text: string; weight: number }[],
     chosen.push(c.surface);
   }
   return chosen;
+}
+
+/**
+ * For each Chinese candidate, the weight of the other candidates whose key holds its key. jieba's
+ * dictionary words are short, so each key's substrings are looked up, not every pair compared.
+ */
+function weightInside(hanCandidates: readonly Candidate[]): Map<Candidate, number> {
+  const byKey = new Map(hanCandidates.map((c) => [c.key, c]));
+  const extra = new Map(hanCandidates.map((c) => [c, 0]));
+  for (const holder of hanCandidates) {
+    const inner = new Set<string>();
+    if (holder.key.length > 64) {
+      for (const c of hanCandidates) if (holder.key.includes(c.key)) inner.add(c.key);
+    } else {
+      for (let i = 0; i < holder.key.length; i += 1) for (let j = i + 1; j <= holder.key.length; j += 1) inner.add(holder.key.slice(i, j));
+    }
+    for (const key of inner) {
+      const c = byKey.get(key);
+      if (c && c !== holder) extra.set(c, (extra.get(c) ?? 0) + holder.weight);
+    }
+  }
+  return extra;
 }

@@ -1,3 +1,4 @@
+import { isClass, space } from '../../projections/text/chars.js';
 import type { RecallSettings, RecalledMemory } from './types.js';
 
 /*
@@ -88,13 +89,28 @@ export function formatInjection(memories: readonly RecalledMemory[], settings: F
   return { text, included, dropped };
 }
 
-const fragment = new RegExp(`\\s*${injectionOpen}[\\s\\S]*?(?:${injectionClose.replace('/', '\\/')}|$)\\s*`, 'g');
+const isSpace = (text: string, i: number): boolean => isClass(text.charCodeAt(i), space);
 
 /**
  * The text without injection blocks: older modes wrote them into the prompt's history, and a block
  * left there would be recorded, summarized and injected again. An unclosed block runs to the end.
+ * Each block goes with the whitespace around it (`/\s*<open>[\s\S]*?(?:<close>|$)\s*\/g`),
+ * replaced by a line break inside the text; found with indexOf, since that regex is quadratic
+ * over a long run of spaces.
  */
 export function stripInjection(text: string): string {
   if (!text.includes(injectionOpen)) return text;
-  return text.replace(fragment, (match, offset: number) => (offset === 0 || offset + match.length === text.length ? '' : '\n')).trim();
+  const parts: string[] = [];
+  let done = 0;
+  for (let open = text.indexOf(injectionOpen); open >= 0; open = text.indexOf(injectionOpen, done)) {
+    let start = open;
+    while (start > done && isSpace(text, start - 1)) start -= 1;
+    const close = text.indexOf(injectionClose, open + injectionOpen.length);
+    let end = close < 0 ? text.length : close + injectionClose.length;
+    while (end < text.length && isSpace(text, end)) end += 1;
+    parts.push(text.slice(done, start), start === 0 || end === text.length ? '' : '\n');
+    done = end;
+  }
+  parts.push(text.slice(done));
+  return parts.join('').trim();
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedText, defaultLimits, type Limits } from '../../events/bounds.js';
 import { importanceSchema, labels, nonEmptyText } from '../../events/fields.js';
 import { idSchema, timestampSchema } from '../../events/metadata.js';
 import type { MemoryDocument } from '../../queries/documents.js';
@@ -6,34 +7,39 @@ import { toCsv } from './csv.js';
 
 export const nativeFormat = 'livingmemory.memories';
 export const nativeVersion = 1;
-export const maxImportBytes = 50 * 1024 * 1024;
-export const maxImportEntries = 10_000;
+export const maxImportBytes = defaultLimits.importBytes;
+export const maxImportEntries = defaultLimits.importEntries;
 
 /** What an import writes for one entry: the fields of a WriteMemory, and whether to archive it after. */
-export const importRowSchema = z
-  .object({
-    text: nonEmptyText.transform((t) => t.trim()),
-    importance: importanceSchema.default(0.5),
-    sessionId: idSchema.nullable().default(null),
-    personaId: idSchema.nullable().default(null),
-    userId: idSchema.nullable().default(null),
-    topics: labels.default([]),
-    keyFacts: labels.default([]),
-    participants: labels.default([]),
-    sentiment: z.string().max(100).nullable().default(null),
-    status: z.enum(['active', 'archived']).default('active'),
-  })
-  .strict();
-
-export type ImportRow = z.output<typeof importRowSchema>;
+export function createImportRowSchema(limits: Limits) {
+  return z
+    .object({
+      text: boundedText(nonEmptyText, limits.memoryTextBytes, 'memoryTextBytes').transform((t) => t.trim()),
+      importance: importanceSchema.default(0.5),
+      sessionId: idSchema.nullable().default(null),
+      personaId: idSchema.nullable().default(null),
+      userId: idSchema.nullable().default(null),
+      topics: labels.default([]),
+      keyFacts: labels.default([]),
+      participants: labels.default([]),
+      sentiment: z.string().max(100).nullable().default(null),
+      status: z.enum(['active', 'archived']).default('active'),
+    })
+    .strict();
+}
 
 /** One memory of a native export: the import fields plus where it came from (not imported). */
-export const nativeMemorySchema = importRowSchema.extend({
-  memoryId: idSchema.optional(),
-  createdAt: timestampSchema.optional(),
-  updatedAt: timestampSchema.optional(),
-});
+export function createNativeMemorySchema(limits: Limits) {
+  return createImportRowSchema(limits).extend({
+    memoryId: idSchema.optional(),
+    createdAt: timestampSchema.optional(),
+    updatedAt: timestampSchema.optional(),
+  });
+}
 
+export const importRowSchema = createImportRowSchema(defaultLimits);
+export const nativeMemorySchema = createNativeMemorySchema(defaultLimits);
+export type ImportRow = z.output<typeof importRowSchema>;
 export type NativeMemory = z.input<typeof nativeMemorySchema>;
 
 /** The columns of the CSV export, in order; list fields are JSON arrays. */

@@ -1,0 +1,87 @@
+import type { z } from 'zod';
+import { stampEvents, type CommandMetadata, type EventBody } from '../commands/decider.js';
+import type { createMemoryCommandSchemas, DerivedEvent } from '../commands/memory/commands.js';
+import type { DomainEvent } from '../events/catalog.js';
+import type { StreamAppend } from '../events/log/event-log.js';
+import { streams } from '../events/streams.js';
+import { atomKey } from '../extraction/atoms.js';
+import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/index.js';
+import type { AtomQueries, MemoryAtom } from '../queries/atoms.js';
+import { deriveEvents } from './derive.js';
+import { embedMemory, embeddingFailedEvents } from './write-path.js';
+
+type WriteMemoryData = z.output<ReturnType<typeof createMemoryCommandSchemas>['WriteMemory']>;
+type AtomLookup = Pick<AtomQueries, 'withKey'>;
+
+/** One memory of an import: its WriteMemory input (checked), and whether it is archived after. */
+export interface ImportedMemory {
+  readonly data: WriteMemoryData;
+  readonly archived: boolean;
+}
+
+export interface BatchDeps {
+  readonly atoms: AtomLookup;
+  readonly provider: EmbeddingProvider;
+  readonly cache: EmbeddingCache;
+  readonly newId: () => string;
+  /** Fresh metadata for each command the import stands for (a memory, its archiving). */
+  readonly metadata: () => CommandMetadata;
+}
+
+/**
+ * The store's atoms plus those the batch extracted or reinforced so far: written one by one, a
+ * later memory of the import reinforced an earlier one's atom; deriving the whole batch before its
+ * one append must decide the same.
+ */
+function batchAtoms(store: AtomLookup) {
+  const extracted = new Map<string, MemoryAtom>();
+  const reinforced = new Map<string, { reinforcementCount: number; expiresAt: string | null }>();
+  const scoped = (scope: { sessionId: string | null; personaId: string | null }, key: string) => JSON.stringify([scope.sessionId, scope.personaId, key]);
+  const lookup: AtomLookup = {
+    withKey(scope, key, filter) {
+      const found = store.withKey(scope, key, filter)[0] ?? extracted.get(scoped(scope, key));
+      if (!found) return [];
+      return [{ ...found, ...reinforced.get(found.atomId) }];
+    },
+  };
+  const record = (events: readonly DerivedEvent[], now: string): void => {
+    for (const e of events) {
+      if (e.type === 'AtomReinforced') reinforced.set(e.data.atomId, { reinforcementCount: e.data.reinforcementCount, expiresAt: e.data.expiresAt });
+      if (e.type !== 'AtomExtracted') continue;
+      const key = scoped(e.data, atomKey(e.data.content));
+      if (extracted.has(key)) continue;
+      const { atomId, memoryId, atomType, content, entities, importance, confidence, ttlDays, expiresAt, decayType, sessionId, personaId } = e.data;
+      extracted.set(key, {
+        atomId, memoryId, atomType, content, entities, importance, confidence, ttlDays, expiresAt, decayType, sessionId, personaId,
+        status: 'active', reinforcementCount: 0, supersededBy: null, createdAt: now, updatedAt: now,
+      });
+    }
+  };
+  return { lookup, record };
+}
+
+/**
+ * Every event of an import's memories, per memory stream, decided before anything is appended:
+ * MemoryWritten with its derived graph links and atoms (as WriteMemory would), an embedding
+ * failure when the provider failed (as WriteMemory records it), then MemoryArchived when the row
+ * was archived. The caller appends them all, with the import's own events, in one append.
+ */
+export async function importStreams(memories: readonly ImportedMemory[], deps: BatchDeps): Promise<StreamAppend[]> {
+  const atoms = batchAtoms(deps.atoms);
+  const appends: StreamAppend[] = [];
+  for (const { data, archived } of memories) {
+    const meta = deps.metadata();
+    const derived = deriveEvents(data, meta.now, deps.newId, atoms.lookup);
+    atoms.record(derived, meta.now);
+    const bodies: EventBody[] = [{ type: 'MemoryWritten', schemaVersion: 2, data }, ...derived];
+    const events: DomainEvent[] = stampEvents(bodies, meta);
+    const embeddingError = await embedMemory(deps.provider, deps.cache, data.text, derived);
+    if (embeddingError) events.push(...embeddingFailedEvents(deps.provider, data.memoryId, embeddingError, meta));
+    if (archived) {
+      const body = { type: 'MemoryArchived' as const, schemaVersion: 1 as const, data: { memoryId: data.memoryId, reason: 'imported as archived' } };
+      events.push(...stampEvents([body], deps.metadata()));
+    }
+    appends.push({ streamId: streams.memory(data.memoryId), events, expectedRevision: 'no_stream' });
+  }
+  return appends;
+}
