@@ -12,7 +12,8 @@
  *   full rebuild (rebuildAll + both vector indexes) measured earlier in the same run on the same log.
  *
  * Alone (only these rows, with their own log and full rebuild):
- *   node dist/test/bench/scale.bench.js [--json] [--memories=N] [--imports=N]
+ *   node dist/test/bench/scale.bench.js [--json] [--memories=N] [--imports=N] [--writes=N]
+ * (--writes: memories through writeMemory one by one and through writeMemories, default 500.)
  */
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -21,13 +22,13 @@ import { rebuildVectorIndexes, engineProjections } from '../../src/engine/indexe
 import { createHashEmbeddingProvider, type EmbeddingProvider } from '../../src/providers/embeddings/index.js';
 import { maxImportEntries, nativeFormat, nativeVersion } from '../../src/replay/transfer/format.js';
 import { openTestEngine, testEnvironment } from '../support/engine.js';
-import { chunks, rawBatched } from './core.bench.js';
+import { chunks, rawBatched, rawSingle } from './core.bench.js';
 import { memoryInput, type MemoryInput } from './corpus.js';
 import { logStart, writtenEvent } from './log-events.js';
 import { distinctQueries } from './recall.bench.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
 import { benchDir, fileSystemOf, intArg, isEntryPoint, progress, quantile, rates, timed } from './support.js';
-import { buildLog } from './projections.bench.js';
+import { buildLog, engineWrites } from './projections.bench.js';
 
 type Engine = Awaited<ReturnType<typeof openTestEngine>>;
 
@@ -83,6 +84,23 @@ export async function importRows(root: string, file: (name: string) => string, c
         'raw = the same MemoryWritten rows INSERTed a thousand per transaction, no derived events, no projections',
     }),
     row(`cpu: import vs raw batched MemoryWritten inserts (N=${count})`, ours.cpu, raw.cpu, 'memories/cpu-s'),
+  ];
+}
+
+/** writeMemory one by one vs raw single inserts, writeMemories vs raw batched inserts, of the same MemoryWritten rows. */
+async function writeRows(root: string, file: (name: string) => string, count: number): Promise<BenchRow[]> {
+  progress(`scale: writeMemory and writeMemories, ${count} memories each (after a warm-up of 100)`);
+  await engineWrites(join(root, 'writes-warm'), Array.from({ length: 100 }, (_, i) => memoryInput(i, 3)));
+  const inputs = Array.from({ length: count }, (_, i) => memoryInput(i, 2));
+  const events = inputs.map((input, i) => writtenEvent(`w-${i}`, input, logStart + i * 1000));
+  const single = rates(count, await engineWrites(join(root, 'writes-single'), inputs));
+  const rawOne = await rawSingle(file('writes-raw'), events);
+  const batched = rates(count, await engineWrites(join(root, 'writes-batched'), inputs, 'batched'));
+  const rawMany = await rawBatched(file('writes-raw-batched'), chunks(events, 1_000), count);
+  return [
+    row(`writeMemory vs raw MemoryWritten inserts, 1/transaction (N=${count})`, single.wall, rawOne.wall, 'memories/s'),
+    row(`writeMemories (batches of 256) vs raw batched inserts (N=${count})`, batched.wall, rawMany.wall, 'memories/s'),
+    row(`cpu: writeMemories vs raw batched inserts (N=${count})`, batched.cpu, rawMany.cpu, 'memories/cpu-s'),
   ];
 }
 
@@ -193,12 +211,14 @@ export async function storeRows(options: StoreRowsOptions): Promise<BenchRow[]> 
 async function runScaleBench(): Promise<BenchReport> {
   const memories = intArg('memories', 10_000);
   const imports = Math.min(maxImportEntries, intArg('imports', 2_000));
+  const writes = intArg('writes', 500);
   const started = process.hrtime.bigint();
   const loadAtStart = loadavg()[0] ?? 0;
   const dir = benchDir('lmem-bench-scale-');
-  const meta: Record<string, string | number | boolean> = { memories, imports };
+  const meta: Record<string, string | number | boolean> = { memories, imports, writes };
   try {
-    const rows = await importRows(dir.dir, (name) => dir.file(name), imports);
+    const rows = await writeRows(dir.dir, (name) => dir.file(name), writes);
+    rows.push(...(await importRows(dir.dir, (name) => dir.file(name), imports)));
     progress(`scale: building a log of ${memories} memories (not timed)`);
     const dataDir = join(dir.dir, 'store');
     const built = await buildLog(join(dataDir, 'livingmemory.db'), memories);

@@ -12,6 +12,7 @@ import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
+import { createPagePacer } from '../pacing.js';
 import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
 
 export interface VectorStoreOptions {
@@ -114,8 +115,11 @@ export function createVectorStore(options: VectorStoreOptions) {
 
   /** Reads the log into one generation from its checkpoint; yields between pages. */
   const drain = async (gen: VectorGeneration, to?: bigint): Promise<void> => {
+    const pacer = createPagePacer(pageSize);
     for (;;) {
-      const read = await readPage(log, gen.checkpoint + 1n, pageSize, to);
+      const limit = pacer.limit();
+      pacer.begin();
+      const read = await readPage(log, gen.checkpoint + 1n, limit, to);
       if ('corrupt' in read) return stopAt(gen, read.corrupt, true);
       const { page } = read;
       if (page.length === 0) return;
@@ -125,7 +129,8 @@ export function createVectorStore(options: VectorStoreOptions) {
       } catch (error) {
         return stopAt(gen, error);
       }
-      if (page.length < pageSize && !read.cut) return;
+      pacer.end();
+      if (page.length < limit && !read.cut) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
