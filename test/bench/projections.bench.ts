@@ -25,7 +25,7 @@
  *    inserts; the event loop's longest pause during a full rebuild under recall load; the erasure of
  *    one user of the corpus's 100 on the store of 2 vs its full rebuild measured in 2.
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { stampEvents } from '../../src/commands/decider.js';
@@ -57,7 +57,7 @@ import { importRows, storeRows } from './scale.bench.js';
 import { maxImportEntries } from '../../src/replay/transfer/format.js';
 import { corpusEvents, derivedAtoms, logStart, writtenEvent } from './log-events.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { alternate, benchDir, fileSystemOf, intArg, isEntryPoint, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
+import { alternate, benchDir, fileSystemOf, intArg, machineMeta, isEntryPoint, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
 
 type Written = EventOf<'MemoryWritten'>;
 
@@ -544,11 +544,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     return {
       title: 'LivingMemory projections benchmark (ratio = ours / raw)',
       meta: {
-        node: process.version,
-        cpus: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
-        loadAverage1mAtStart: Math.round(loadAtStart * 100) / 100,
-        loadAverage1mAtEnd: Math.round((loadavg()[0] ?? 0) * 100) / 100,
-        tmpdir: `${dir.dir} (${fileSystemOf(dir.dir)})`,
+        ...machineMeta(dir.dir, loadAtStart),
         embedding: `hash ${provider.fingerprint.dimension ?? '?'}d`,
         ...meta,
         totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
