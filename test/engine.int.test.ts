@@ -50,7 +50,7 @@ describe('memory engine', () => {
     [{ text: 'ok', colour: 'blue' }, 'colour'],
   ])('refuses bad input %j naming %s and leaves the log unchanged', async (input, field) => {
     const head = await engine.log.headPosition();
-    const attempt = engine.writeMemory(input);
+    const attempt = engine.writeMemory(input as never);
     await expect(attempt).rejects.toBeInstanceOf(ValidationError);
     await expect(attempt).rejects.toMatchObject({ field });
     expect(await engine.log.headPosition()).toBe(head);

@@ -90,7 +90,7 @@ describe('recall through the engine', () => {
     temp = tempDir();
     const env = testEnvironment(Date.UTC(2026, 0, 1), 'r');
     const engine = await openTestEngine(temp.dir, { env });
-    const source = { messageId: 'm-7', sessionId: 's1', role: 'user', senderId: 'u', senderName: 'Jo', content: 'I went hiking yesterday', at: null };
+    const source = { messageId: 'm-7', sessionId: 's1', role: 'user' as const, senderId: 'u', senderName: 'Jo', content: 'I went hiking yesterday', at: null };
     await engine.writeMemory({ memoryId: 'turn', text: 'Jo: I went hiking yesterday', sources: [source] });
     await engine.writeMemory({ memoryId: 'note', text: 'Jo went hiking yesterday' });
     // Both memories' only atom is an episode (7 days at least); a year later it has expired.
@@ -132,7 +132,7 @@ describe('recall through the engine', () => {
     const { provider, control } = controllableProvider();
     control.down = true;
     const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
-    const message = (messageId: string, content: string) => ({ messageId, sessionId: 's1', role: 'user', senderId: 'u', senderName: 'Kim', content, at: null });
+    const message = (messageId: string, content: string) => ({ messageId, sessionId: 's1', role: 'user' as const, senderId: 'u', senderName: 'Kim', content, at: null });
     const summary = (id: string, text: string, n: number) => ({
       memoryId: id, text, sessionId: 's1', sources: [message(`${id}-1`, text), message(`${id}-${n}`, 'and more')],
     });
@@ -156,7 +156,7 @@ describe('recall through the engine', () => {
     const engine = await openTestEngine(temp.dir);
     await expect(engine.recall({ query: '  ', scope: { mode: 'global' } })).rejects.toMatchObject({ field: 'query' });
     await expect(engine.recall({ query: 'x', topK: 11 })).rejects.toMatchObject({ field: 'topK' });
-    await expect(engine.recall({ query: 'x', scope: { mode: 'everyone' } })).rejects.toMatchObject({ field: 'scope.mode' });
+    await expect(engine.recall({ query: 'x', scope: { mode: 'everyone' as never } })).rejects.toMatchObject({ field: 'scope.mode' });
     await engine.close();
   });
 });

@@ -16,6 +16,8 @@ const allowed: Record<string, readonly string[]> = {
   providers: ['events', 'projections', 'extraction', 'queries', 'providers'],
   engine: layers.filter((l) => l !== 'interfaces'),
   interfaces: layers,
+  // The package's root entry (src/index.ts) re-exports the public surface of every layer.
+  'index.ts': layers,
 };
 
 const files = (dir: string): string[] =>

@@ -9,6 +9,7 @@ import { runEngineOp } from './support/engine-ops.js';
 import { openTestEngine, tempDir, testEnvironment } from './support/engine.js';
 import { openTestStore } from './support/store.js';
 import { testVectorSource } from './support/vector-source.js';
+import type { RecallInput } from '../src/engine/inputs.js';
 
 describe('time travel over random histories', () => {
   it('(a) the view at position P has the digests of a fresh store fed only the first P events', async () => {
@@ -65,10 +66,10 @@ describe('time travel over random histories', () => {
         const engine = await openTestEngine(temp.dir, { env });
         try {
           const ids: string[] = [];
-          const recorded: { at: Date; head: bigint; input: unknown; answer: unknown }[] = [];
+          const recorded: { at: Date; head: bigint; input: RecallInput; answer: unknown }[] = [];
           for (const o of ops) {
             if (o.kind === 'recall') {
-              const input = { query: o.query, scope: o.session ? { mode: 'session', sessionId: o.session } : { mode: 'global' } };
+              const input = { query: o.query, scope: o.session ? { mode: 'session' as const, sessionId: o.session } : { mode: 'global' as const } };
               const at = env.now();
               const head = await engine.log.headPosition();
               recorded.push({ at, head, input, answer: (await engine.recall(input)).memories });

@@ -131,7 +131,7 @@ describe('import', () => {
         const data = input as { memoryId: string; text?: string; reason?: string };
         if (type === 'ForgetMemory' && failForget) throw new Error('disk gone');
         if (type === 'ForgetMemory') return engine.forgetMemory(data.memoryId, data.reason, ctx);
-        return engine.writeMemory(input, ctx);
+        return engine.writeMemory(input as never, ctx);
       },
     });
   };

@@ -6,6 +6,7 @@ import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
 import { llmConfigSchema } from '../providers/llm/index.js';
 import { rerankConfigSchema } from '../providers/rerank.js';
+import { parseTokenList, serverConfigSchema } from './server-config.js';
 
 /** Every setting of the engine, validated once at start. */
 export const configSchema = z
@@ -25,6 +26,7 @@ export const configSchema = z
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
     conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
+    server: serverConfigSchema.default(serverConfigSchema.parse({})),
     /** What a command accepts (ADR 23): texts over these are refused before anything is appended. */
     limits: limitsSchema.default(defaultLimits),
   })
@@ -45,7 +47,8 @@ export class ConfigError extends Error {
 }
 
 // Variables arrive as text; the ones naming numeric settings are read as numbers.
-const envKeys: Readonly<Record<string, { readonly path: readonly string[]; readonly numeric?: true }>> = {
+type EnvKey = { readonly path: readonly string[]; readonly numeric?: true; readonly parse?: (raw: string) => unknown };
+const envKeys: Readonly<Record<string, EnvKey>> = {
   LIVINGMEMORY_DATA_DIR: { path: ['dataDir'] },
   LIVINGMEMORY_DATABASE_FILE: { path: ['databaseFile'] },
   LIVINGMEMORY_SQLITE_SYNCHRONOUS: { path: ['sqlite', 'synchronous'] },
@@ -54,6 +57,12 @@ const envKeys: Readonly<Record<string, { readonly path: readonly string[]; reado
   LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
   LIVINGMEMORY_MEMORY_SCOPE_MODE: { path: ['conversation', 'scopeMode'] },
   LIVINGMEMORY_LLM_PROVIDER: { path: ['llm', 'provider'] },
+  LIVINGMEMORY_API_TOKENS: { path: ['server', 'tokens'], parse: parseTokenList },
+  LIVINGMEMORY_SERVER_HOST: { path: ['server', 'host'] },
+  LIVINGMEMORY_SERVER_PORT: { path: ['server', 'port'], numeric: true },
+  LIVINGMEMORY_MCP_TOKEN: { path: ['server', 'mcp', 'token'] },
+  LIVINGMEMORY_UPSTREAM_BASE_URL: { path: ['server', 'upstream', 'baseUrl'] },
+  LIVINGMEMORY_UPSTREAM_API_KEY: { path: ['server', 'upstream', 'apiKey'] },
 };
 const envMeta = new Set(['LIVINGMEMORY_CONFIG']);
 
@@ -107,10 +116,18 @@ function fromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
     if (!name.startsWith('LIVINGMEMORY_') || envMeta.has(name) || raw === undefined) continue;
     const key = envKeys[name];
     if (!key) throw new ConfigError(name, 'environment', `unknown setting; known: ${Object.keys(envKeys).join(', ')}`);
-    const value = key.numeric && raw.trim() !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+    const value = key.parse ? parseEnvValue(name, key.parse, raw) : key.numeric && raw.trim() !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
     values = deepMerge(values, nest(key.path, value));
   }
   return values;
+}
+
+function parseEnvValue(name: string, parse: (raw: string) => unknown, raw: string): unknown {
+  try {
+    return parse(raw);
+  } catch (error) {
+    throw new ConfigError(name, 'environment', (error as Error).message);
+  }
 }
 
 function nest(path: readonly string[], value: unknown): Record<string, unknown> {

@@ -20,7 +20,7 @@ import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
 import { createTransfer } from './transfer.js';
-import { createBatchWriter } from './write-batch.js';
+import { createBatchWriter, type WriteBatchOptions } from './write-batch.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
@@ -30,8 +30,10 @@ import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
+import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
+export type * from './inputs.js';
 export { engineProjections } from './indexes.js';
 
 export interface EngineOptions {
@@ -131,17 +133,17 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     maintenance,
     provider,
     /** Many new memories in batches: one append and one catch-up per batch, progress after each; the log writeMemory one by one would make. */
-    writeMemories,
-    writeMemory: (input: unknown, ctx: CallContext = {}) =>
+    writeMemories: (inputs: readonly WriteMemoryInput[], ctx: CallContext = {}, options: WriteBatchOptions = {}) => writeMemories(inputs, ctx, options),
+    writeMemory: (input: WriteMemoryInput, ctx: CallContext = {}) =>
       run('WriteMemory', typeof input === 'object' && input !== null && !('memoryId' in input) ? { memoryId: env.newId(), ...input } : input, ctx),
-    updateMemory: (memoryId: string, changes: unknown, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),
+    updateMemory: (memoryId: string, changes: MemoryChangesInput, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
     restoreMemory: (memoryId: string, ctx: CallContext = {}) => run('RestoreMemory', { memoryId }, ctx),
     /** Crypto-shreds a user, session or persona: `{ kind, id, reason, force? }`, a recorded process (ADR 19). */
-    eraseSubject: erasure.eraseSubject,
+    eraseSubject: (input: EraseInput, ctx: CallContext = {}) => erasure.eraseSubject(input, ctx),
     /** What erasing `{ kind, id }` would shred: events, messages, memories (derived too), atoms, graph entries; writes nothing. */
-    previewErasure: erasure.previewErasure,
+    previewErasure: (input: ErasePreviewInput) => erasure.previewErasure(input),
     /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
     backup: (path: string, options: { force?: boolean } = {}) =>
       takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),
@@ -154,7 +156,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** The guard of every output path (ADR 24). */
     outputs,
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
-    recall: recall.recall,
+    recall: (input: RecallInput) => recall.recall(input),
     flushAccess: () => access.flush(),
     /** Audit trail of a memory or atom (`history`), the store at a past point (`at`), and `diff` between two points. */
     ...replay,

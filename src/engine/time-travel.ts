@@ -9,6 +9,7 @@ import { openTimeTravelView, type TimeTravelView } from '../replay/time-travel.j
 import type { Environment } from './clock.js';
 import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/index.js';
 import { cacheVectorSource, engineProjections, type Indexes } from './indexes.js';
+import type { RecallInput } from './inputs.js';
 import { createRecall, type RecallAnswer } from './recall.js';
 
 interface ReplayDeps {
@@ -25,7 +26,7 @@ interface ReplayDeps {
 export interface PastView extends ResolvedPointer {
   readonly view: TimeTravelView;
   /** The same recall as the engine's, on the view, at `asOf`; it records no access. */
-  recall(input: unknown): Promise<RecallAnswer>;
+  recall(input: RecallInput): Promise<RecallAnswer>;
   close(): void;
 }
 

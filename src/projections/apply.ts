@@ -61,9 +61,11 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
   const markFailed = db.transaction((position: bigint, error: string) => {
     if (pending([])) store.markFailed(gen, position, error);
   });
+  // A plain function, not better-sqlite3's Transaction type, so the emitted .d.ts stays portable.
+  const init = db.transaction(() => projection.init(tx));
   return {
     generation: gen.generation,
-    init: db.transaction(() => projection.init(tx)),
+    init: (): void => init(),
     applyPage: (page: readonly RecordedEvent[]): bigint | null =>
       withoutFsync(db, () => {
         try {

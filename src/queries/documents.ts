@@ -17,6 +17,34 @@ export interface ListFilter {
   readonly limit?: number | null;
 }
 
+/** Where a page ends: the next page starts after this memory. */
+export interface PageCursor {
+  readonly createdAt: string;
+  readonly memoryId: string;
+}
+
+export interface PageFilter extends Omit<ListFilter, 'limit'> {
+  /** Memories whose text contains this (case-insensitive for ASCII). */
+  readonly text?: string;
+  readonly limit?: number;
+  readonly after?: PageCursor;
+}
+
+function whereOf(filter: PageFilter | ListFilter): { clause: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const field of ['sessionId', 'personaId', 'userId', 'status'] as const) {
+    if (filter[field] === undefined) continue;
+    where.push(`json_extract(metadata, '$.${field}') = ?`);
+    params.push(filter[field]);
+  }
+  if ('text' in filter && filter.text !== undefined) {
+    where.push(`instr(lower(text), lower(?)) > 0`);
+    params.push(filter.text);
+  }
+  return { clause: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
 interface Row {
   memory_id: string;
   text: string;
@@ -67,21 +95,27 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       return out;
     },
     list(filter: ListFilter = {}): MemoryDocument[] {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      const add = (field: string, value: unknown): void => {
-        if (value === undefined) return;
-        where.push(`json_extract(metadata, '$.${field}') = ?`);
-        params.push(value);
-      };
-      add('sessionId', filter.sessionId);
-      add('personaId', filter.personaId);
-      add('userId', filter.userId);
-      add('status', filter.status);
-      const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+      const { clause, params } = whereOf(filter);
       const sql = `SELECT memory_id, text, metadata FROM ${table()} ${clause}
         ORDER BY json_extract(metadata, '$.createdAt') DESC, memory_id LIMIT ?`;
       return prepare<unknown[], Row>(sql).all(...params, filter.limit === null ? -1 : (filter.limit ?? 50)).map(toDocument);
+    },
+    /**
+     * One page of a filtered list, newest first, and the total of matches: keyset paging on
+     * (createdAt, memoryId), so page 1,000 of 100k costs what page 1 costs.
+     */
+    page(filter: PageFilter = {}): { items: MemoryDocument[]; total: number; next: PageCursor | null } {
+      const { clause, params } = whereOf(filter);
+      const created = `json_extract(metadata, '$.createdAt')`;
+      const after = filter.after ? `${clause ? `${clause} AND` : 'WHERE'} (${created}, memory_id) < (?, ?)` : clause;
+      const limit = filter.limit ?? 50;
+      const rows = prepare<unknown[], Row>(
+        `SELECT memory_id, text, metadata FROM ${table()} ${after} ORDER BY ${created} DESC, memory_id DESC LIMIT ?`,
+      ).all(...params, ...(filter.after ? [filter.after.createdAt, filter.after.memoryId] : []), limit + 1);
+      const items = rows.slice(0, limit).map(toDocument);
+      const total = (prepare(`SELECT count(*) AS n FROM ${table()} ${clause}`).get(...params) as { n: number }).n;
+      const last = items.at(-1);
+      return { items, total, next: rows.length > limit && last ? { createdAt: last.createdAt, memoryId: last.memoryId } : null };
     },
     /** The memories, not forgotten, whose text is one of `texts` (one scan, for de-duplication). */
     withTexts(texts: readonly string[]): MemoryDocument[] {

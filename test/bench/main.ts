@@ -13,6 +13,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { runCoreBench } from './core.bench.js';
+import { runDoorsBench } from './doors.bench.js';
 import { runProjectionsBench } from './projections.bench.js';
 import { printCombinedReport } from './report.js';
 import { progress } from './support.js';
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   const core = await runCoreBench();
   progress('projections benchmark');
   const projections = await runProjectionsBench();
+  progress('doors benchmark');
+  const doors = await runDoorsBench();
   const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' ');
   printCombinedReport({
     title: 'LivingMemory benchmarks (ratio = ours / raw, in the same run)',
@@ -35,7 +38,7 @@ async function main(): Promise<void> {
       loadAverageAtEnd: load(loadavg()),
       totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
     },
-    sections: { core, projections },
+    sections: { core, projections, doors },
   });
 }
 

@@ -20,6 +20,8 @@ afterAll(() => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
+// `serve` listens until a signal, so a good line never ends; its bad input is tested in http-auth.e2e.
+const names = Object.keys(commands).filter((name) => name !== 'serve');
 const flags = [...new Set(Object.values(commands).flatMap((c) => (c.options ?? []).map((o) => /--[A-Za-z0-9-]+/.exec(o.flags)?.[0] ?? o.flags)))];
 const value = fc.oneof(
   fc.constantFrom('', ' ', '-', '--', '-1', '0', '1', '0.5', '0x1', '1e0', ' 1', 'NaN', 'Infinity', '99999999999999999999', '1e309', '-0'),
@@ -33,9 +35,9 @@ const token = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...flags) }, { we
 // Lines built from the command's own flags reach its handler and the engine, not only the parser.
 const ownFlags = (name: string) => (commands[name]?.options ?? []).map((o) => /--[A-Za-z0-9-]+/.exec(o.flags)?.[0] ?? o.flags);
 const plausible = fc
-  .constantFrom(...Object.keys(commands))
+  .constantFrom(...names)
   .chain((name) => fc.tuple(fc.constant(name), fc.array(ownFlags(name).length > 0 ? fc.oneof(fc.constantFrom(...ownFlags(name)), value) : value, { maxLength: 6 })));
-const anyLine = fc.tuple(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...Object.keys(commands)) }, { weight: 1, arbitrary: value }), fc.array(token, { maxLength: 6 }));
+const anyLine = fc.tuple(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: value }), fc.array(token, { maxLength: 6 }));
 
 interface Finding {
   readonly args: readonly string[];

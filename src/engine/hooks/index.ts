@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ValidationError, parseOrThrow } from '../../events/errors.js';
 import { idSchema } from '../../events/metadata.js';
 import { stripInjection } from '../../queries/recall/format.js';
+import type { AfterLlmResponseInput, BeforeLlmRequestInput } from '../inputs.js';
 import { afterLlmResponse } from './after.js';
 import { beforeLlmRequest } from './before.js';
 import { hookMetadata, type HookDeps } from './context.js';
@@ -13,11 +14,24 @@ const resetInputSchema = z.object({ sessionId: idSchema, reason: z.string().min(
 export type { BeforeLlmResult } from './before.js';
 export type { AfterLlmResult } from './after.js';
 
+/** Who calls the hooks: a door names the actor (`http:alice`) that the turn's events carry, and a caller limited to one user. */
+export interface HookCallContext {
+  readonly actor?: string;
+  /** Recall in user mode (the request's userId) whatever the configured scope mode. */
+  readonly userOnly?: boolean;
+}
+
 /** The host-facing conversation API: the two hooks around each LLM call, plus reset, summarize and cleanup. */
 export function createConversationHooks(deps: HookDeps) {
+  const as = (ctx: HookCallContext): HookDeps => {
+    const named = ctx.actor ? { ...deps, actor: ctx.actor } : deps;
+    if (!ctx.userOnly) return named;
+    // A caller limited to one user recalls that user's memories only, whatever the scope mode.
+    return { ...named, recall: (input) => deps.recall({ ...(input as object), scope: { ...(input as { scope: object }).scope, mode: 'user' } }) };
+  };
   return {
-    beforeLlmRequest: (request: unknown) => beforeLlmRequest(deps, request),
-    afterLlmResponse: (response: unknown) => afterLlmResponse(deps, response),
+    beforeLlmRequest: (request: BeforeLlmRequestInput, ctx: HookCallContext = {}) => beforeLlmRequest(as(ctx), request),
+    afterLlmResponse: (response: AfterLlmResponseInput, ctx: HookCallContext = {}) => afterLlmResponse(as(ctx), response),
     /** Forgets the session: its messages and the memories summarized from them; a running summary is cancelled. */
     reset: (sessionId: string, reason = 'session reset') =>
       deps.store.withSession(sessionId, async () => {

@@ -35,6 +35,10 @@ export interface Command {
   readonly creates?: boolean;
   /** Runs without opening a store when it returns a promise (null: open the store and `run`). */
   readonly bare?: (inv: Invocation, out: Output) => Promise<void | number> | null;
+  /** Configuration from this command's own flags (serve's --host, --port), over the file and environment. */
+  readonly overrides?: (inv: Pick<Invocation, 'flags'>) => Record<string, unknown>;
+  /** Checks the configuration before the store opens, so a refused one creates no data dir. */
+  readonly check?: (config: Config) => Promise<void> | void;
 }
 
 export const str = (inv: Pick<Invocation, 'flags'>, name: string): string | undefined => {

@@ -13,6 +13,7 @@ import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
 import { exitCodes } from './exit-codes.js';
 import { complianceCommands } from './compliance-commands.js';
+import { serveCommands } from './serve-command.js';
 import { keysCommands } from './keys-command.js';
 import type { VectorRebuildResult } from '../../projections/vectors/vector-rebuild.js';
 
@@ -212,4 +213,5 @@ export const commands: Readonly<Record<string, Command>> = {
   ...conversationCommands,
   ...complianceCommands,
   ...keysCommands,
+  ...serveCommands,
 };

@@ -45,8 +45,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     const config = loadConfig({
       file: typeof line.flags.config === 'string' ? line.flags.config : undefined,
       env: process.env,
-      overrides: typeof dataDir === 'string' ? { dataDir } : {},
+      overrides: { ...line.command.overrides?.(line), ...(typeof dataDir === 'string' ? { dataDir } : {}) },
     });
+    await line.command.check?.(config);
     checkDataDir(config.dataDir, config.databaseFile, line.command.creates === true);
     // Only `start` runs the background consistency check: other commands are short-lived.
     // Loaded only once the command line is known good: --help and bad input never pay for the engine.

@@ -1,8 +1,7 @@
-import type { MemoryEngine } from '../../engine/engine.js';
+import { safely, type ProgressSource } from '../shared/progress.js';
 import type { Output } from './output.js';
 
-/** How far a long command is, read by polling the engine's own status; null when it cannot tell. */
-export type ProgressSource = () => { readonly done: number; readonly total: number } | null;
+export { importProgress, rebuildProgress, type ProgressSource } from '../shared/progress.js';
 
 const width = 30;
 
@@ -33,26 +32,4 @@ export async function withProgress<T>(out: Output, label: string, source: Progre
     draw();
     process.stderr.write('\n');
   }
-}
-
-const safely = (source: ProgressSource): ReturnType<ProgressSource> => {
-  try {
-    return source();
-  } catch {
-    return null;
-  }
-};
-
-/** Shadow rebuilds under way (projections and vector indexes), as positions replayed out of `head` each. */
-export function rebuildProgress(engine: MemoryEngine, head: bigint): ProgressSource {
-  return () => {
-    const s = engine.indexes.runner.status();
-    const building = [
-      ...s.flatMap((p) => (p.building ? [p.building.checkpoint] : [])),
-      ...[engine.indexes.vectors.status(), engine.indexes.graphVectors.status()].flatMap((v) => (v.building ? [v.building.checkpoint] : [])),
-    ];
-    const maintenance = engine.maintenance.status().progress;
-    if (building.length === 0) return maintenance;
-    return { done: building.reduce((a, b) => a + Number(b), 0), total: Number(head) * building.length };
-  };
 }

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { ValidationError } from '../../events/errors.js';
 import { oneOf, required, str, type Command, type Handler } from './args.js';
 import { opt } from './options.js';
-import { withProgress } from './progress.js';
+import { importProgress, withProgress } from './progress.js';
 
 const formatFlag = (value: string | undefined): 'json' | 'csv' | undefined => {
   if (value === undefined || value === 'json' || value === 'csv') return value;
@@ -37,10 +37,7 @@ const importFile: Handler = async (engine, inv, out) => {
     );
     return;
   }
-  // Progress: the memories the documents read model has gained, out of the new rows a preview counts.
-  const before = engine.documents.count();
-  const total = engine.previewImport(input).new;
-  const progress = () => ({ done: engine.documents.count() - before, total });
+  const progress = importProgress(engine, engine.previewImport(input).new);
   const receipt = await withProgress(out, `importing ${basename(file)}`, progress, () => engine.importMemories(input));
   out.print(receipt, () => `import ${receipt.importId}: ${receipt.memoryIds.length} memories written, ${receipt.duplicates} duplicates skipped`);
 };
