@@ -88,11 +88,11 @@ describe('writeMemories', () => {
     const head = await engine.log.headPosition();
     const bad = inputs.map((input, i) => (i === 12 ? { ...input, importance: 2 } : input));
     await expect(engine.writeMemories(bad, {}, { batchSize: 5 })).rejects.toMatchObject({ name: ValidationError.name, field: 'inputs[12].importance' });
-    const twice = [...inputs.slice(0, 5), { ...inputs[1], text: 'another text' }];
+    const twice = [...inputs.slice(0, 5), { ...inputs[1]!, text: 'another text' }];
     await expect(engine.writeMemories(twice)).rejects.toMatchObject({ field: 'inputs[5].memoryId' });
     expect(await engine.log.headPosition()).toBe(head);
     await engine.writeMemories(inputs.slice(0, 3));
-    await expect(engine.writeMemories([inputs[1]])).rejects.toMatchObject({ field: 'inputs[0].memoryId' });
+    await expect(engine.writeMemories([inputs[1]!])).rejects.toMatchObject({ field: 'inputs[0].memoryId' });
     expect(engine.documents.count()).toBe(3);
   });
 });

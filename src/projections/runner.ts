@@ -7,7 +7,6 @@ import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
 import { ProjectionFailedError, RebuildFailedError } from './failure.js';
 import { createGenerationStore, generationTable, type Generation, type ProjectionFailure } from './generations.js';
-import { createPagePacer } from './pacing.js';
 import { readPage } from './read-page.js';
 import type { Projection } from './projection.js';
 import { rebuildProjection, rebuildProjections, type RebuildHooks, type RebuildResult } from './rebuild.js';
@@ -72,12 +71,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
    */
   const drainMany = async (writers: readonly GenerationWriter[], to?: bigint): Promise<void> => {
     let active = writers.filter((w) => w.failure() === null);
-    const pacer = createPagePacer(pageSize);
     while (active.length > 0) {
       const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
-      const limit = pacer.limit();
-      pacer.begin();
-      const read = await readPage(log, from, limit, to);
+      const read = await readPage(log, from, pageSize, to);
       if ('corrupt' in read) {
         const { position, message } = read.corrupt;
         for (const w of active) if (w.checkpoint() < position) w.fail(position, `CorruptEventError: ${message}`);
@@ -87,8 +83,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       if (read.page.length === 0) return;
       // A writer whose generation was retired or failed meanwhile takes no more pages.
       active = active.filter((w) => w.applyPage(read.page) !== null);
-      pacer.end();
-      if (read.page.length < limit && !read.cut) return;
+      if (read.page.length < pageSize && !read.cut) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   };

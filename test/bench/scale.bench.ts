@@ -183,7 +183,7 @@ export async function storeRows(options: StoreRowsOptions): Promise<BenchRow[]> 
       recallP95AloneMs: Math.round(quantile(alone.recalls, 0.95) * 10) / 10,
     });
 
-    const subject = { kind: 'user', id: 'user-0' };
+    const subject = { kind: 'user' as const, id: 'user-0' };
     progress(`projections 7. erasure of ${subject.kind} ${subject.id} (one of 100) over ${memories} memories`);
     let receipt: Awaited<ReturnType<Engine['eraseSubject']>> | undefined;
     const erasure = await timed(async () => {

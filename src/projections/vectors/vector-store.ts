@@ -12,7 +12,6 @@ import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
-import { createPagePacer } from '../pacing.js';
 import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
 
 export interface VectorStoreOptions {
@@ -115,11 +114,8 @@ export function createVectorStore(options: VectorStoreOptions) {
 
   /** Reads the log into one generation from its checkpoint; yields between pages. */
   const drain = async (gen: VectorGeneration, to?: bigint): Promise<void> => {
-    const pacer = createPagePacer(pageSize);
     for (;;) {
-      const limit = pacer.limit();
-      pacer.begin();
-      const read = await readPage(log, gen.checkpoint + 1n, limit, to);
+      const read = await readPage(log, gen.checkpoint + 1n, pageSize, to);
       if ('corrupt' in read) return stopAt(gen, read.corrupt, true);
       const { page } = read;
       if (page.length === 0) return;
@@ -129,8 +125,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       } catch (error) {
         return stopAt(gen, error);
       }
-      pacer.end();
-      if (page.length < limit && !read.cut) return;
+      if (page.length < pageSize && !read.cut) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
