@@ -18,6 +18,13 @@ if ! dpkg-query -W -f='${Status}' libfaiss-dev 2>/dev/null | grep -q 'install ok
     >>"$log" 2>&1 || fail "apt-get install"
 fi
 
+# The browser tests drive Debian's Chromium through playwright-core (which downloads no browser of its own).
+if ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'install ok installed'; then
+  say "installing Debian packages (chromium, for the dashboard's browser tests)"
+  as_root apt-get update -qq >>"$log" 2>&1 || fail "apt-get update"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >>"$log" 2>&1 || fail "apt-get install chromium"
+fi
+
 stamp_file=node_modules/.livingmemory-setup
 stamp="$(cat package-lock.json .ci/faiss/* | sha256sum | cut -c1-32) $(node -v)"
 natives_load() {
@@ -37,3 +44,11 @@ if [ "$(cat "$stamp_file" 2>/dev/null)" != "$stamp" ] || ! natives_load; then
 fi
 
 node_modules/.bin/tsc -p tsconfig.json >>"$log" 2>&1 || fail "TypeScript build"
+# The dashboard's assets (web/ -> dist/web), served by `lmem serve`: rebuilt when its sources or
+# the dependencies changed since the last build.
+web_stamp="$( (find web -type f | LC_ALL=C sort | xargs cat; cat package-lock.json) | sha256sum | cut -c1-32)"
+if [ "$(cat dist/web/.stamp 2>/dev/null)" != "$web_stamp" ] || [ ! -f dist/web/index.html ]; then
+  node_modules/.bin/tsc -p web/tsconfig.json >>"$log" 2>&1 || fail "dashboard type check"
+  node_modules/.bin/vite build --config web/vite.config.ts --logLevel warn >>"$log" 2>&1 || fail "dashboard build"
+  echo "$web_stamp" >dist/web/.stamp
+fi

@@ -68,4 +68,36 @@ describe('the embedding cache is keyed by an HMAC under a store secret', () => {
     // Exactly the log's texts, under the new secret's keys; the orphan and every plain sha256 are gone.
     expect(new Set(rows(temp.dir).map((r) => r.content_hash))).toEqual(new Set(cached.map(rekeyed)));
   });
+
+  it('reads a row changed on disk, cut short or moved to another key as a miss, and tags the rows of an older table once', () => {
+    const db = openDatabase(':memory:');
+    const secret = Buffer.alloc(32, 7);
+    const cache = createEmbeddingCache(db, secret);
+    const vector = Float32Array.from({ length: 8 }, (_, i) => i / 8);
+    for (const key of ['a', 'b', 'c', 'd']) cache.put('fp', key, vector);
+    const set = db.prepare('UPDATE embedding_cache SET vector = ? WHERE content_hash = ?');
+    const blob = (key: string) => db.prepare('SELECT vector FROM embedding_cache WHERE content_hash = ?').pluck().get(key) as Buffer;
+    const changed = Buffer.from(blob('a'));
+    changed.writeFloatLE(0.5, 0);
+    set.run(changed, 'a');
+    set.run(blob('b').subarray(0, 3), 'b');
+    // Another row's vector and tag under this key.
+    db.prepare("UPDATE embedding_cache SET vector = (SELECT vector FROM embedding_cache WHERE content_hash = 'd'), tag = (SELECT tag FROM embedding_cache WHERE content_hash = 'a') WHERE content_hash = 'c'").run();
+    expect(cache.get('fp', 'a')).toBeUndefined();
+    expect(cache.get('fp', 'b')).toBeUndefined();
+    expect(cache.get('fp', 'c')).toBeUndefined();
+    expect(cache.get('fp', 'd')).toEqual(vector);
+    expect([...cache.getMany('fp', ['a', 'b', 'c', 'd']).keys()]).toEqual(['d']);
+    // The next put of a text replaces its bad row.
+    cache.put('fp', 'a', vector);
+    expect(cache.get('fp', 'a')).toEqual(vector);
+
+    const older = openDatabase(':memory:');
+    older.exec('CREATE TABLE embedding_cache (fingerprint TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (fingerprint, content_hash)) WITHOUT ROWID');
+    older.prepare("INSERT INTO embedding_cache VALUES ('fp', 'a', ?)").run(Buffer.from(vector.buffer));
+    expect(createEmbeddingCache(older, secret).get('fp', 'a')).toEqual(vector);
+    // Once tagged, a row whose tag is taken away is no longer trusted.
+    older.prepare('UPDATE embedding_cache SET tag = NULL').run();
+    expect(createEmbeddingCache(older, secret).get('fp', 'a')).toBeUndefined();
+  });
 });

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineProjections } from '../src/engine/engine.js';
 import { runEngineOp } from './support/engine-ops.js';
-import { openTestEngine, tempDir } from './support/engine.js';
+import { tempDir } from './support/engine.js';
+import { engineLogKinds, type EngineHost } from './support/log-kinds.js';
 
 const words = ['Alice', 'Bob', '茶', '南京市长江大桥', 'likes green tea', '明天去散步', 'works at Acme', '喜欢咖啡'];
 const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
@@ -13,12 +14,19 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('archive' as const), target: fc.nat(9) }),
 );
 
-describe('every engine projection over random writes, updates and forgets', () => {
+describe.each(engineLogKinds)('every engine projection over random writes, updates and forgets ($name)', (kind) => {
+  let host: EngineHost;
+  beforeAll(async () => {
+    host = await kind.start();
+  });
+  afterAll(async () => {
+    await host.stop();
+  });
   it('rebuilt from the log equals incremental, and every index holds exactly the live memories', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 15 }), async (ops) => {
         const temp = tempDir();
-        const engine = await openTestEngine(temp.dir);
+        const engine = await host.open(temp.dir);
         try {
           const ids: string[] = [];
           for (const o of ops) {
@@ -46,7 +54,7 @@ describe('every engine projection over random writes, updates and forgets', () =
           temp.remove();
         }
       }),
-      { numRuns: 60 },
+      { numRuns: kind.runs(60) },
     );
   });
 });

@@ -58,6 +58,11 @@ const attempts: Record<string, Attempt> = {
   listJobs: { path: at('/v1/jobs'), expect: 'own' },
   getJob: { path: (i) => `/v1/jobs/${i.job}`, expect: 'denied' },
   jobEvents: { path: (i) => `/v1/jobs/${i.job}/events`, expect: 'denied' },
+  graphView: { path: at('/v1/graph'), expect: 'denied' },
+  memoryDetails: { path: (i) => `/v1/memories/${i.memory}/details`, expect: 'denied' },
+  memoriesAt: { path: at('/v1/at/memories?at=1'), expect: 'denied' },
+  complianceExportPreview: { path: at('/v1/compliance/preview'), body: () => ({ user: 'u-alice' }), expect: 'denied' },
+  lifecycleStatus: { path: at('/v1/status/lifecycle'), expect: 'denied' },
   chatCompletions: { path: at('/v1/chat/completions'), body: () => ({ model: 'm', user: 'u-alice', messages: [{ role: 'user', content: 'where is the spare key?' }] }), expect: 'denied' },
 };
 

@@ -27,6 +27,9 @@ const calls: Record<string, Call> = {
   restoreMemory: { params: (s) => ({ id: s.memory as string }), body: () => ({}), status: 200 },
   search: { body: () => ({ query: 'bees roof', scope: { mode: 'global' }, explain: true }), status: 200, then: (b) => expect(b.memories[0].explain).toBeDefined() },
   history: { params: (s) => ({ id: s.memory as string }), status: 200, then: (b) => expect(b.entries.map((e: any) => e.actor)).toContain('http:local') },
+  memoryDetails: { params: (s) => ({ id: s.memory as string }), status: 200, then: (b) => expect(b.graph.entries.length).toBeGreaterThan(0) },
+  graphView: { query: () => ({ limit: '50' }), status: 200, then: (b) => expect(b.nodes.map((n: any) => n.key)).toContain('topic:bees') },
+  memoriesAt: { query: () => ({ at: '5' }), status: 200, then: (b) => expect(b.position).toBe(5) },
   listEvents: { query: () => ({ limit: '5' }), status: 200, then: (b) => expect(b.events.length).toBe(5) },
   beforeLlmRequest: {
     body: () => ({ sessionId: 's1', userId: 'u1', message: { content: 'where are the bees?' } }), status: 200,
@@ -44,6 +47,7 @@ const calls: Record<string, Call> = {
   },
   rollbackImport: { params: (s) => ({ id: s.import as string }), status: 200, then: (b) => expect(b.forgotten).toHaveLength(1) },
   exportMemories: { query: () => ({ format: 'csv', userId: 'u1' }), status: 200, then: (b) => expect(String(b)).toContain('bees') },
+  complianceExportPreview: { body: () => ({ user: 'u1' }), status: 200, then: (b) => expect(b.counts.memory).toBeGreaterThan(0) },
   complianceExport: {
     body: () => ({ user: 'u1' }), status: 202,
     then: async (b, s, d) => { const job = await waitForJob(d, b.jobId); expect(job.state).toBe('succeeded'); s.export = job.result.exportId; },
@@ -70,6 +74,13 @@ const calls: Record<string, Call> = {
       const again = await d.call('POST', '/v1/backups', { body: { path: `${s.dir}-backup.db` } });
       expect(again).toMatchObject({ status: 400, body: { field: 'path', code: 'invalid' } });
       expect((await d.call('POST', '/v1/backups', { body: { path: `${s.dir}-backup.db`, force: true } })).status).toBe(200);
+    },
+  },
+  lifecycleStatus: {
+    status: 200,
+    then: async (b, _s, d) => {
+      expect(b.memories.forgotten).toBe((await d.call('GET', '/v1/memories?status=forgotten&limit=1')).body.total);
+      expect(b.backups.latest[0].data.path).toMatch(/-backup\.db$/);
     },
   },
   previewErasure: {

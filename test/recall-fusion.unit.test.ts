@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { agreementBonus, fuseRoute, fuseRrf, fuseWeighted, minMaxNormalize, rankScores } from '../src/queries/recall/fusion.js';
+import { agreementBonus, floorNormalize, fuseRoute, fuseRrf, fuseWeighted, minMaxNormalize, rankScores } from '../src/queries/recall/fusion.js';
 import { defaultRecallSettings, type ScoredId } from '../src/queries/recall/types.js';
 import { finalScore, finalScoreParts, recencyScore, relevanceShare } from '../src/queries/recall/weighting.js';
 
 const ids = (list: readonly ScoredId[]): string[] => list.map((item) => item.id);
-// Keyword norms a 1, b 0.5, c 0; vector norms c 1, b 0.5, d 0. Ranks: b 2/2, c 3/1, a 1/–, d –/3.
+// Keyword norms a 1, b 0.5, c 0 (a BM25 list against 0); vector norms c 1, b 0.5, d 0 (cosines against 1). Ranks: b 2/2, c 3/1, a 1/–, d –/3.
 const keyword: ScoredId[] = [{ id: 'a', score: 100 }, { id: 'b', score: 50 }, { id: 'c', score: 0 }];
 const vector: ScoredId[] = [{ id: 'c', score: 1 }, { id: 'b', score: 0.5 }, { id: 'd', score: 0 }];
 
@@ -62,16 +62,33 @@ describe('agreement bonus', () => {
     expect(agreementBonus(keyword, [], 3, 0.25)).toEqual(new Map());
   });
 
-  it('fuseRoute (weighted) shows every part and ranks with the bonus', () => {
+  it('fuseRoute (weighted) shows every part; the bonus is paid in the weaker list\'s evidence', () => {
     const fused = fuseRoute(keyword, vector, defaultRecallSettings);
-    expect([...fused.keys()]).toEqual(['b', 'c', 'a', 'd']);
-    expect(fused.get('b')).toEqual({ fused: 0.75, parts: { keyword: 0.25, vector: 0.25, agreement: 0.25 } });
-    expect(fused.get('c')).toEqual({ fused: 0.75, parts: { keyword: 0, vector: 0.5, agreement: 0.25 } });
+    // b: both lists at 0.5, bonus 0.25 × 0.5; c: in both lists but keyword 0, so no bonus (two
+    // lists that agree on a memory one of them barely holds agree on nothing).
+    expect([...fused.keys()]).toEqual(['b', 'a', 'c', 'd']);
+    expect(fused.get('b')).toEqual({ fused: 0.625, parts: { keyword: 0.25, vector: 0.25, agreement: 0.125 } });
+    expect(fused.get('c')).toEqual({ fused: 0.5, parts: { keyword: 0, vector: 0.5, agreement: 0 } });
     expect(fused.get('a')).toEqual({ fused: 0.5, parts: { keyword: 0.5, vector: 0, agreement: 0 } });
     expect(fused.get('d')).toEqual({ fused: 0, parts: { keyword: 0, vector: 0, agreement: 0 } });
-    // outside the window: no bonus for c, so a passes it
-    const narrow = fuseRoute(keyword, vector, { ...defaultRecallSettings, agreementRankWindow: 1 });
-    expect(ids(rankScores(narrow))).toEqual(['b', 'a', 'c', 'd']);
+    // outside the window: no bonus for b either
+    const narrow = fuseRoute(keyword, vector, { ...defaultRecallSettings, agreementRankWindow: 0 });
+    expect(narrow.get('b')?.parts.agreement).toBe(0.125);
+    expect(fuseRoute(keyword, [{ id: 'x', score: 1 }, { id: 'y', score: 1 }, { id: 'b', score: 0.5 }], { ...defaultRecallSettings, agreementRankWindow: 0 }).get('b')?.parts.agreement).toBe(0);
+  });
+
+  it('a second keyword hit keeps its evidence, and a weak vector list stays weak (issue 16, cause 1)', () => {
+    // Two BM25 hits: min-max made the second 0, as if the keyword route had not found it.
+    const two = fuseRoute([{ id: 'p', score: 6 }, { id: 'q', score: 4 }], [], defaultRecallSettings);
+    expect(two.get('q')?.parts.keyword).toBeCloseTo(0.5 * (4 / 6), 12);
+    expect(minMaxNormalize([{ id: 'p', score: 6 }, { id: 'q', score: 4 }])[1]?.score).toBe(0);
+    // Cosines 0.3 and 0.2 over a background of 0.1: far from a match, so far from 1.
+    const weak = fuseRoute([], [{ id: 'u', score: 0.3 }, { id: 'v', score: 0.2 }], defaultRecallSettings, { vector: 0.1 });
+    expect(weak.get('u')?.parts.vector).toBeCloseTo(0.5 * (0.2 / 0.9), 12);
+    expect(weak.get('v')?.parts.vector).toBeCloseTo(0.5 * (0.1 / 0.9), 12);
+    // A cut BM25 list: the floor is the first score cut off.
+    expect(floorNormalize([{ id: 'p', score: 6 }, { id: 'q', score: 4 }], 2).map((h) => h.score)).toEqual([1, 0.5]);
+    expect(floorNormalize([{ id: 'p', score: 1 }], 1).map((h) => h.score)).toEqual([0]);
   });
 
   it('fuseRoute (rrf) uses one reciprocal-rank part per list', () => {

@@ -110,10 +110,14 @@ describe('recall through the engine', () => {
     control.down = true;
     const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
     const without = await openTestEngine(other.dir, { embeddingProvider: provider, recallSettings: { contextNextWeight: 0, contextPreviousWeight: 0 } });
+    // Turns: each memory is one message of its session (a note without a source has no conversation around it).
+    const turn = (memoryId: string, text: string, sessionId: string) => ({
+      memoryId, text, sessionId, sources: [{ messageId: `m-${memoryId}`, sessionId, role: 'user' as const, senderId: 'u', senderName: 'Kim', content: text, at: null }],
+    });
     for (const e of [engine, without]) {
-      await e.writeMemory({ memoryId: 'q', text: 'Kim: how long have you been married?', sessionId: 's1' });
-      await e.writeMemory({ memoryId: 'a', text: 'Lee: five years already, time flies', sessionId: 's1' });
-      await e.writeMemory({ memoryId: 'other', text: 'Lee: five years of piano lessons', sessionId: 's2' });
+      await e.writeMemory(turn('q', 'Kim: how long have you been married?', 's1'));
+      await e.writeMemory(turn('a', 'Lee: five years already, time flies', 's1'));
+      await e.writeMemory(turn('other', 'Lee: five years of piano lessons', 's2'));
     }
     expect(engine.indexes.documents.adjacentInSession(['q', 'a', 'other'])).toEqual(
       new Map([['q', { previous: null, next: 'a' }], ['a', { previous: 'q', next: null }], ['other', { previous: null, next: null }]]),
@@ -143,11 +147,11 @@ describe('recall through the engine', () => {
     await engine.writeMemory({ memoryId: 't3', text: 'Kim: married in spring', sessionId: 's1', sources: [message('m3', 'married in spring')] });
     const answer = await engine.recall({ query: 'married', scope: { mode: 'global' }, topK: 5, explain: true });
     // t2 borrows from t3, the turn after it (0.5 × its score). The summary, t1's next, would borrow
-    // 0.7 × t1's score (more than its own, the weakest BM25 hit's) if it were a turn; it borrows nothing.
-    expect(ids(answer)).toEqual(['t3', 't1', 't2', 'sum']);
+    // 0.7 × t1's score if it were a turn; it borrows nothing, and keeps its own (weakest) BM25 evidence.
+    expect(ids(answer)).toEqual(['t3', 't1', 'sum', 't2']);
     const context = answer.memories.map((m) => m.explain?.bonuses.context ?? 0);
-    expect(context[2]).toBeCloseTo(0.5 * (answer.memories[0]?.score ?? 0), 12);
-    expect([context[0], context[1], context[3]]).toEqual([0, 0, 0]);
+    expect(context[3]).toBeCloseTo(0.5 * (answer.memories[0]?.score ?? 0), 12);
+    expect([context[0], context[1], context[2]]).toEqual([0, 0, 0]);
     await engine.close();
   });
 

@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineProjections } from '../src/engine/engine.js';
 import { createVectorStore } from '../src/projections/vectors/vector-store.js';
 import { openTimeTravelView } from '../src/replay/time-travel.js';
 import { historyArbitrary, playHistory } from './support/histories.js';
 import { runEngineOp } from './support/engine-ops.js';
-import { openTestEngine, tempDir, testEnvironment } from './support/engine.js';
+import { tempDir, testEnvironment } from './support/engine.js';
+import { engineLogKinds, type EngineHost } from './support/log-kinds.js';
 import { openTestStore } from './support/store.js';
 import { testVectorSource } from './support/vector-source.js';
 import type { RecallInput } from '../src/engine/inputs.js';
@@ -48,6 +49,16 @@ describe('time travel over random histories', () => {
     );
   });
 
+});
+
+describe.each(engineLogKinds)('time travel over random engine histories ($name)', (kind) => {
+  let host: EngineHost;
+  beforeAll(async () => {
+    host = await kind.start();
+  });
+  afterAll(async () => {
+    await host.stop();
+  });
   const words = ['Alice', 'Bob', '茶', '南京市长江大桥', 'likes green tea', '明天去散步', 'works at Acme', '喜欢咖啡'];
   const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
   const op = fc.oneof(
@@ -63,7 +74,7 @@ describe('time travel over random histories', () => {
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
         const temp = tempDir();
         const env = testEnvironment(Date.UTC(2026, 0, 1), 'tt');
-        const engine = await openTestEngine(temp.dir, { env });
+        const engine = await host.open(temp.dir, { env });
         try {
           const ids: string[] = [];
           const recorded: { at: Date; head: bigint; input: RecallInput; answer: unknown }[] = [];
@@ -98,7 +109,7 @@ describe('time travel over random histories', () => {
           temp.remove();
         }
       }),
-      { numRuns: 15 },
+      { numRuns: kind.runs(15) },
     );
   });
 });

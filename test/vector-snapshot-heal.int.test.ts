@@ -130,6 +130,21 @@ describe('self-healing open', () => {
     expect(existsSync(`${path}.damaged-2`)).toBe(true);
   });
 
+  it('sets aside a sound snapshot ahead of the log (its WAL lost frames), and indexes the positions written next', async () => {
+    await storeWithSnapshot();
+    // The log's tail gone, as a cut WAL leaves it; the snapshot still says 25.
+    store.db.prepare('DELETE FROM events WHERE global_position > 20').run();
+    const vectors = open();
+    await vectors.catchUp();
+    expect(vectors.status().setAside[0]).toMatchObject({ movedTo: 'vectors-g1.snap.damaged-1', reason: expect.stringMatching(/checkpoint 25 is ahead of the log's head 20/) });
+    expect(vectors.status()).toMatchObject({ checkpoint: 20n, size: 20 });
+    await writeTestMemory(store.log, 30);
+    await vectors.catchUp();
+    expect(vectors.status()).toMatchObject({ checkpoint: 21n, size: 21 });
+    expect(vectors.digest()).toBe(await replayedDigest());
+    await vectors.close();
+  });
+
   it('sets a damaged shadow snapshot aside and finishes the rebuild from the start', async () => {
     for (let n = 0; n < 40; n += 1) await writeTestMemory(store.log, n);
     const vectors = open();

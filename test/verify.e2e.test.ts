@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { flipOneByteOfEvent } from './support/faults/tamper.js';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
 const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
@@ -16,45 +16,6 @@ const lmem = (args: string[]) => {
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/**
- * Changes one byte of `marker` where the events table stores it in the file: the WAL is
- * checkpointed into the main file first, and only the events table's own pages (from dbstat) are
- * searched, since the projections hold the same text elsewhere in the file.
- */
-function flipOneByteOfEvent(marker: string, position: number): void {
-  const db = new Database(dbFile);
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const pages = db.prepare(`SELECT pageno FROM dbstat WHERE name = 'events'`).all() as { pageno: number }[];
-  db.close();
-  // A fresh connection each time: an open one may serve the page from its cache.
-  const storedData = (): string => {
-    const reader = new Database(dbFile, { readonly: true });
-    try {
-      return (reader.prepare('SELECT data FROM events WHERE global_position = ?').get(position) as { data: string }).data;
-    } finally {
-      reader.close();
-    }
-  };
-  const bytes = readFileSync(dbFile);
-  const needle = Buffer.from(marker);
-  for (const { pageno } of pages) {
-    const start = (pageno - 1) * pageSize;
-    const page = bytes.subarray(start, start + pageSize);
-    // Every occurrence: other events of the same write carry the marker too.
-    for (let at = page.indexOf(needle); at >= 0; at = page.indexOf(needle, at + 1)) {
-      // 'x' -> 'y' at the marker's last byte: the JSON stays valid, only the hash can tell.
-      bytes[start + at + needle.length - 1] = 'y'.charCodeAt(0);
-      writeFileSync(dbFile, bytes);
-      // A stale copy left in a page's free space would change nothing: insist the row itself changed.
-      if (storedData().includes(marker.replace(/x$/, 'y'))) return;
-      bytes[start + at + needle.length - 1] = 'x'.charCodeAt(0);
-      writeFileSync(dbFile, bytes);
-    }
-  }
-  throw new Error(`marker ${marker} not found in the rows of the events table`);
-}
-
 describe('lmem verify', () => {
   it('passes a sound store, then finds one byte changed in an event at its position', () => {
     // The text is sealed in the log (ADR 19); the session id is stored in clear, in each event of the write.
@@ -65,7 +26,7 @@ describe('lmem verify', () => {
     expect(sound.stdout).toMatch(/log: ok, \d+ events, head hash \d+:[0-9a-f]{64}/);
     expect(sound.stdout).toMatch(/verify: ok$/m);
 
-    flipOneByteOfEvent('tamper-marker-x', added.position);
+    flipOneByteOfEvent(dbFile, 'tamper-marker-x', added.position);
     const tampered = lmem(['verify']);
     expect(tampered.code, tampered.stderr).toBe(3);
     expect(tampered.stdout).toContain(`log: BROKEN at position ${added.position} (hash-mismatch)`);

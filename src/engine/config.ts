@@ -6,6 +6,7 @@ import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
 import { llmConfigSchema } from '../providers/llm/index.js';
 import { rerankConfigSchema } from '../providers/rerank.js';
+import { defaultLogConfig, logConfigSchema } from './log-config.js';
 import { parseTokenList, serverConfigSchema } from './server-config.js';
 
 /** Every setting of the engine, validated once at start. */
@@ -26,6 +27,7 @@ export const configSchema = z
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
     conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
+    log: logConfigSchema.default(defaultLogConfig),
     server: serverConfigSchema.default(serverConfigSchema.parse({})),
     /** What a command accepts (ADR 23): texts over these are refused before anything is appended. */
     limits: limitsSchema.default(defaultLimits),
@@ -57,6 +59,8 @@ const envKeys: Readonly<Record<string, EnvKey>> = {
   LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
   LIVINGMEMORY_MEMORY_SCOPE_MODE: { path: ['conversation', 'scopeMode'] },
   LIVINGMEMORY_LLM_PROVIDER: { path: ['llm', 'provider'] },
+  LIVINGMEMORY_LOG_KIND: { path: ['log', 'kind'] },
+  LIVINGMEMORY_EVENTSTORE_URL: { path: ['log', 'eventstoredb', 'connectionString'] },
   LIVINGMEMORY_API_TOKENS: { path: ['server', 'tokens'], parse: parseTokenList },
   LIVINGMEMORY_SERVER_HOST: { path: ['server', 'host'] },
   LIVINGMEMORY_SERVER_PORT: { path: ['server', 'port'], numeric: true },

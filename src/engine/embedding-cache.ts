@@ -36,7 +36,8 @@ export async function openEmbeddingCache(db: SqliteDatabase, log: EventLog, prov
     if (made) rekey(db, keyedContentHash(value), texts);
     return value;
   }).immediate();
-  return { cache: createEmbeddingCache(db, secret), rekeyed: made && rows > 0 };
+  // The moved rows' tags named their old keys.
+  return { cache: createEmbeddingCache(db, secret, { retag: made && rows > 0 }), rekeyed: made && rows > 0 };
 }
 
 async function logTexts(log: EventLog, provider: EmbeddingProvider): Promise<Set<string>> {

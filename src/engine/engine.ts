@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { openDatabase } from '../events/log/sqlite-database.js';
-import { createSqliteEventLog } from '../events/log/sqlite-event-log.js';
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { coverageReport, createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import { openIndexes, rebuildVectorIndexes } from './indexes.js';
 import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
@@ -30,6 +29,10 @@ import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import type { MemoryWriter } from './summarize/task.js';
+import { embeddingPrefill } from './embedding-prefill.js';
+import { openEngineLog } from './event-log.js';
+import { readModelLag } from './lag.js';
+import { joinSharedLog, notingErasures, type SharedLog } from './shared-log.js';
 import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
 export type { CallContext, WriteReceipt } from './write-path.js';
@@ -51,19 +54,26 @@ export interface EngineOptions {
    * conversations and recalls, but schedules no summaries.
    */
   readonly llmProvider?: LlmProvider | null;
+  /** On a shared log (log.kind eventstoredb), keep the read models live by subscription (default true). */
+  readonly follow?: boolean;
 }
 
-/** Opens the embedded engine: one SQLite file with the log and every projection, caught up. */
+/**
+ * Opens the engine: one SQLite file with every projection, caught up, and the log in the same file
+ * or, with `log.kind: eventstoredb`, in EventStoreDB shared with other nodes (ADR 27).
+ */
 export async function createMemoryEngine(config: Config, options: EngineOptions = {}) {
   const env = options.env ?? systemEnvironment;
   const db = openDatabase(join(config.dataDir, config.databaseFile), { synchronous: config.sqlite.synchronous });
-  const log = createSqliteEventLog(db);
+  const { log, shared, lockedHead } = await openEngineLog(config, db);
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
   const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
+    ...(lockedHead ? { lockedHead } : {}), ...(shared ? { vectorLog: embeddingPrefill(log, provider, cache) } : {}),
   });
+  const startedEmpty = indexes.appliedPosition() === 0n;
   await indexes.catchUp();
   // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
   if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
@@ -72,7 +82,10 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits });
+  const write = createWritePath({
+    log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits,
+    readYourWritesTimeoutMs: config.log.eventstoredb.readYourWritesTimeoutMs,
+  });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx) => write(type, input, ctx).finally(() => recall.invalidate());
   const transfer = createTransfer({
@@ -102,16 +115,20 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const summaries = createSummaryRunner({
     store, conversations: indexes.conversations, llm: options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider, memories, env, config: config.conversation, actor: 'system:summarizer',
   });
-  const erasure = createErasure({
+  let sharing: SharedLog | null = null;
+  const erasureDeps = {
     db, log, env, indexes, provider, cache, defaultActor: config.actor,
     invalidate: () => {
       recall.invalidate();
       store.forgetCached();
     },
     quiesce: () => summaries.cancelAll(),
-  });
+  };
+  // On a shared log, this node's own erasures are noted before they are recorded: its follower leaves them alone.
+  const erasure = createErasure({ ...erasureDeps, log: shared ? notingErasures(log, (id) => sharing?.erasing(id)) : log });
   // An erasure a killed process left part-way is finished before anything reads the store.
   await erasure.resumeErasures();
+  if (shared) sharing = await joinSharedLog({ ...erasureDeps, shared, startedEmpty, follow: options.follow !== false });
   if (await recordEmbeddingFingerprint(log, env, provider)) maintenance.requestIndexRebuild('embedding provider fingerprint changed');
   if (options.maintenance !== false) void maintenance.start();
   let ready = false;
@@ -170,17 +187,30 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     beforeLlmRequest: conversation.beforeLlmRequest,
     /** After an LLM call: record the reply, schedule a background summary at the threshold. */
     afterLlmResponse: conversation.afterLlmResponse,
+    /** Records the shared log's digest up to its head (ADR 27); null on the SQLite log, whose chain links every row. */
+    anchorLog: async () => (shared ? shared.anchor() : null),
+    /** Resolves when the follower of a shared log has applied what it has seen (tests). */
+    settled: async (): Promise<void> => sharing?.idle(),
     async status() {
+      const [projections, vectors, graphVectors] = [indexes.runner.status(), indexes.vectors.status(), indexes.graphVectors.status()];
+      const checkpoints = [...projections.map((p) => p.checkpoint), vectors.checkpoint, graphVectors.checkpoint];
+      const lag = await readModelLag(log, checkpoints, env.now());
+      const documentsFailed = projections.some((p) => p.name === 'documents' && p.failed);
       return {
+        log: log.kind,
         headPosition: await log.headPosition(),
-        projections: indexes.runner.status(),
-        vectors: indexes.vectors.status(),
-        graphVectors: indexes.graphVectors.status(),
+        projections: projections.map((p, i) => ({ ...p, lag: lag[i] })),
+        vectors: { ...vectors, lag: lag[projections.length] },
+        graphVectors: { ...graphVectors, lag: lag[projections.length + 1] },
         maintenance: maintenance.status(),
+        // A failed documents read model cannot be counted; status names it already.
+        embedding: coverageReport(provider, (charClass) => (documentsFailed ? 0 : indexes.documents.countActiveWith(charClass))),
+        ...(sharing ? { shared: sharing.status() } : {}),
       };
     },
     async close(): Promise<void> {
       ready = false;
+      await sharing?.stop();
       await summaries.close(config.conversation.shutdownTimeoutMs);
       await maintenance.cancel();
       await access.flush();

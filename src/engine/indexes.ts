@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
-import { sqliteLockedHead } from '../events/log/sqlite-event-log.js';
 import { atomsProjection } from '../projections/atoms.js';
 import { conversationRevisionsProjection, conversationsProjection } from '../projections/conversations.js';
 import { documentsProjection } from '../projections/documents.js';
@@ -38,6 +37,10 @@ export interface IndexOptions {
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly hooks: RebuildHooks;
+  /** The head under the write lock, when the log lives in `db` (see openEngineLog). */
+  readonly lockedHead?: () => bigint;
+  /** The log the vector projections read, when it is not `log` (a shared log embeds what others wrote). */
+  readonly vectorLog?: EventLog;
   /** The clock of set-aside records (damaged snapshots). */
   readonly now?: () => Date;
 }
@@ -55,17 +58,18 @@ export function cacheVectorSource(provider: EmbeddingProvider, cache: EmbeddingC
 
 /** Opens every projection and the read APIs over their live generations. */
 export function openIndexes(options: IndexOptions) {
-  const { db, log } = options;
-  const lockedHead = sqliteLockedHead(db);
+  const { db, log, lockedHead } = options;
   const runner = createProjectionRunner({
-    db, log, projections: engineProjections, pageSize: options.pageSize, lockedHead, hooks: options.hooks,
+    db, log, projections: engineProjections, pageSize: options.pageSize, hooks: options.hooks, ...(lockedHead ? { lockedHead } : {}),
   });
   const source = cacheVectorSource(options.provider, options.cache);
   const dir = join(options.dataDir, 'vectors');
+  const vectorLog = options.vectorLog ?? log;
+  const head = lockedHead ? { lockedHead } : {};
   const clock = options.now ? { now: options.now } : {};
-  const vectors = createVectorStore({ db, log, dir, source, pageSize: options.pageSize, lockedHead, ...clock });
+  const vectors = createVectorStore({ db, log: vectorLog, dir, source, pageSize: options.pageSize, ...head, ...clock });
   // Graph entries get vectors of their own, from the same cache, in the same folder.
-  const graphVectors = createVectorStore({ db, log, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, lockedHead, ...clock });
+  const graphVectors = createVectorStore({ db, log: vectorLog, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, ...head, ...clock });
   return {
     runner,
     vectors,
@@ -74,6 +78,24 @@ export function openIndexes(options: IndexOptions) {
     async catchUp(): Promise<void> {
       await runner.catchUp();
       await Promise.all([vectors.catchUp(), graphVectors.catchUp()]);
+    },
+    /** The lowest checkpoint of every read model: what this node has applied of the log. */
+    appliedPosition(): bigint {
+      const checkpoints = [...runner.status().map((p) => p.checkpoint), vectors.status().checkpoint, graphVectors.status().checkpoint];
+      return checkpoints.reduce((low, c) => (c < low ? c : low));
+    },
+    /**
+     * Read-your-writes: catches up until every read model has reached `position`; false when
+     * `timeoutMs` ran out first (a shared log's replica may lag the leader that took the write).
+     */
+    async reach(position: bigint, timeoutMs: number): Promise<boolean> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await this.catchUp();
+        if (this.appliedPosition() >= position) return true;
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
   };
 }

@@ -9,7 +9,7 @@ import type { RouteSources } from '../queries/recall/routes.js';
 import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from '../queries/recall/types.js';
 import type { AccessRecorder } from './access-batcher.js';
 import type { Environment } from './clock.js';
-import { truncateForEmbedding, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { coverageCheck, truncateForEmbedding, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 
 export const recallInputSchema = z
@@ -53,7 +53,10 @@ interface RecallDeps {
 /** The read models the recall routes search, over the live generations. */
 export function routeSources(indexes: RecallIndexes, provider: EmbeddingProvider): RouteSources {
   const hits = (found: readonly { id: string; score: number }[]) => found.map((h) => ({ id: h.id, score: h.score }));
+  const covers = coverageCheck(provider.coverage);
+  const reach = covers && provider.coverage ? { provider: provider.fingerprint.provider, languages: provider.coverage.languages, covers } : null;
   return {
+    ...(reach ? { embedding: reach } : {}),
     keyword: indexes.keyword,
     vectors: { search: async (q, k) => hits(await indexes.vectors.search(q, k)) },
     graphVectors: { search: async (q, k) => hits(await indexes.graphVectors.search(q, k)) },
@@ -73,12 +76,14 @@ export function createRecall(deps: RecallDeps) {
   const cache = createRecallCache<RankedCandidate[]>();
   const { indexes } = deps;
   /*
-   * Conversation context joins memories of at most one message (a chat turn, a note): a turn means
-   * something beside its neighbours, but a memory made of many messages (a session summary) carries
-   * its own context, and its neighbours are other sessions. LoCoMo, hash, `pipeline` ingest
-   * (summaries): recall@10 0.689 -> 0.700 (archival 0.705 -> 0.716); `turns` unchanged.
+   * Conversation context joins turns: memories of exactly one source message. A turn means
+   * something beside its neighbours (the answer is often the next turn), but a memory made of many
+   * messages (a session summary) carries its own context, and its neighbours are other sessions
+   * (LoCoMo, hash, `pipeline` ingest: recall@10 0.689 -> 0.700); and a note with no source (`lmem
+   * add`, a fact a host wrote) has no conversation around it: notes written in one session lent
+   * each other score for nothing (issue 16: +0.35 to a note with no keyword score).
    */
-  const oneMessage = (id: string | null): id is string => id !== null && indexes.sources.of(id).length <= 1;
+  const oneMessage = (id: string | null): id is string => id !== null && indexes.sources.of(id).length === 1;
   const adjacent = (ids: readonly string[]) => {
     const around = indexes.documents.adjacentInSession(ids.filter(oneMessage));
     return new Map([...around].map(([id, a]) => [id, { previous: oneMessage(a.previous) ? a.previous : null, next: oneMessage(a.next) ? a.next : null }]));

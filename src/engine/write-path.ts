@@ -25,6 +25,8 @@ export interface WriteReceipt {
   readonly position: bigint | null;
   /** Set when the memory was kept without a vector; maintenance embeds it later. */
   readonly embeddingError?: string;
+  /** Set when this node's read models had not reached the write when the read-your-writes timeout ran out. */
+  readonly readModelsBehind?: true;
 }
 
 interface WritePathDeps {
@@ -34,6 +36,8 @@ interface WritePathDeps {
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly defaultActor: string;
+  /** How long a write waits for the read models to reach it (default 5 s). */
+  readonly readYourWritesTimeoutMs?: number;
   /** The configured size limits (`limits`), checked by the command schemas. */
   readonly limits: Limits;
 }
@@ -96,7 +100,9 @@ export function createWritePath(deps: WritePathDeps) {
     const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command);
     if (embeddingError && result.events.length > 0) await recordEmbeddingFailure(data.memoryId, embeddingError, metadata);
     // Read-your-writes: the caller sees its memory in every read model when this returns.
-    await indexes.catchUp();
-    return { memoryId: data.memoryId, position: result.lastPosition, ...(embeddingError ? { embeddingError } : {}) };
+    const reached = result.lastPosition === null ? (await indexes.catchUp(), true) : await indexes.reach(result.lastPosition, deps.readYourWritesTimeoutMs ?? 5000);
+    return {
+      memoryId: data.memoryId, position: result.lastPosition, ...(embeddingError ? { embeddingError } : {}), ...(reached ? {} : { readModelsBehind: true as const }),
+    };
   };
 }

@@ -118,6 +118,11 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
     withKey(scope: { readonly sessionId: string | null; readonly personaId: string | null }, key: string, filter: AtomFilter = {}): MemoryAtom[] {
       return select('session_id IS ? AND persona_id IS ? AND content_key = ?', [scope.sessionId, scope.personaId, key], filter);
     },
+    /** How many atoms are in each lifecycle state (states with none are left out). */
+    countByStatus(): Record<string, number> {
+      const rows = prepare<[], { status: string; n: number }>(`SELECT status, count(*) AS n FROM ${table('memory_atoms')} GROUP BY status ORDER BY status`).all();
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    },
     /** BM25 search over atom content with the shared tokenizer (any token matches), best first. */
     search(query: string, options: AtomFilter & { readonly sessionId?: string | null; readonly personaId?: string | null; readonly limit?: number } = {}): MemoryAtom[] {
       const match = toFtsQuery(query);

@@ -26,6 +26,12 @@ export interface PageCursor {
 export interface PageFilter extends Omit<ListFilter, 'limit'> {
   /** Memories whose text contains this (case-insensitive for ASCII). */
   readonly text?: string;
+  /** Importance within [min, max] (both inclusive). */
+  readonly minImportance?: number;
+  readonly maxImportance?: number;
+  /** createdAt at or after `createdFrom`, before `createdTo` (ISO-8601 strings compare in time order). */
+  readonly createdFrom?: string;
+  readonly createdTo?: string;
   readonly limit?: number;
   readonly after?: PageCursor;
 }
@@ -41,6 +47,18 @@ function whereOf(filter: PageFilter | ListFilter): { clause: string; params: unk
   if ('text' in filter && filter.text !== undefined) {
     where.push(`instr(lower(text), lower(?)) > 0`);
     params.push(filter.text);
+  }
+  const ranges = [
+    ['minImportance', `json_extract(metadata, '$.importance') >= ?`],
+    ['maxImportance', `json_extract(metadata, '$.importance') <= ?`],
+    ['createdFrom', `json_extract(metadata, '$.createdAt') >= ?`],
+    ['createdTo', `json_extract(metadata, '$.createdAt') < ?`],
+  ] as const;
+  for (const [field, sql] of ranges) {
+    const value = (filter as PageFilter)[field];
+    if (value === undefined) continue;
+    where.push(sql);
+    params.push(value);
   }
   return { clause: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
 }
@@ -122,6 +140,11 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const sql = `SELECT memory_id, text, metadata FROM ${table()}
         WHERE text IN (SELECT value FROM json_each(?)) AND json_extract(metadata, '$.status') != 'forgotten'`;
       return prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
+    },
+    /** Active memories whose text holds a character matching `charClass`, a GLOB class such as `[一-鿿]`. */
+    countActiveWith(charClass: string): number {
+      const sql = `SELECT count(*) AS n FROM ${table()} WHERE json_extract(metadata, '$.status') = 'active' AND text GLOB ?`;
+      return (prepare(sql).get(`*${charClass}*`) as { n: number }).n;
     },
     count(status?: DocumentMetadata['status']): number {
       const sql = status

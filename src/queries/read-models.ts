@@ -4,6 +4,7 @@ import { createAtomQueries } from './atoms.js';
 import { createConversationQueries } from './conversations.js';
 import { createDocumentQueries } from './documents.js';
 import { createGraphQueries } from './graph.js';
+import { createGraphViewQueries } from './graph-view.js';
 import { createHistoryQueries } from './history.js';
 import { createKeywordSearch } from './keyword.js';
 import { createSourceQueries } from './sources.js';
@@ -17,6 +18,7 @@ export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
     documents: createDocumentQueries(db, () => liveTable('documents', 'documents')),
     keyword: createKeywordSearch(db, () => liveTable('fts', ftsTableName)),
     graph: createGraphQueries(db, (name) => liveTable('graph', name)),
+    graphView: createGraphViewQueries(db, (name) => liveTable('graph', name)),
     atoms: createAtomQueries(db, (name) => liveTable('atoms', name)),
     conversations: createConversationQueries(db, (name) => liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
     sources: createSourceQueries(db, () => liveTable('memory_sources', 'memory_sources')),

@@ -30,15 +30,19 @@ export async function resolvePointer(log: EventLog, pointer: Pointer, field = 'a
   if ('position' in pointer) {
     if (pointer.position > head) throw new ValidationError(field, `position ${pointer.position} is past the log's head ${head}`);
     if (pointer.position === 0n) return { position: 0n, asOf: new Date(0).toISOString() };
-    const [event] = await log.readAll({ from: pointer.position, to: pointer.position, limit: 1 });
+    const [event] = await log.readAll({ from: pointer.position, to: pointer.position, limit: 1 }).catch((error: unknown) => {
+      // A log with gaps between positions (EventStoreDB) knows only the positions of its events.
+      throw error instanceof ValidationError ? new ValidationError(field, error.detail) : error;
+    });
     return { position: pointer.position, asOf: event?.metadata.occurredAt ?? new Date(0).toISOString() };
   }
   const at = pointer.time.getTime();
-  for (let to = head; to > 0n; to -= BigInt(pageSize)) {
-    const from = to > BigInt(pageSize) ? to - BigInt(pageSize) + 1n : 1n;
-    const page = await log.readAll({ from, to, limit: pageSize });
+  let before: bigint | undefined;
+  for (;;) {
+    const page = await log.readBackward({ ...(before === undefined ? {} : { before }), limit: pageSize });
     const hit = [...page].reverse().find((e) => Date.parse(e.metadata.occurredAt) <= at);
     if (hit) return { position: hit.globalPosition, asOf: pointer.time.toISOString() };
+    if (page.length < pageSize || !page[0]) return { position: 0n, asOf: pointer.time.toISOString() };
+    before = page[0].globalPosition;
   }
-  return { position: 0n, asOf: pointer.time.toISOString() };
 }

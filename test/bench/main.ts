@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: the core benchmark, then the projections benchmark, in one process, printed as
+ * `npm run bench`: the core, projections and EventStoreDB benchmarks, in one process, printed as
  * one table with a section each, or with `--json` as one JSON object `{ title, meta, sections: { core,
- * projections }, allTargetsPass }` on stdout (progress goes to stderr).
+ * projections, eventstoredb }, allTargetsPass }` on stdout (progress goes to stderr).
  *
  *   node dist/test/bench/main.js [--json] [--reps=N] [--single=N] [--events=N]   (core)
  *                                [--writes=N] [--memories=N] [--queries=N]        (projections)
  *                                [--imports=N]                                     (projections: scale rows)
+ *                                [--esdb-memories=N]                              (EventStoreDB, ADR 27)
  *
  * --memories=N sets the size of the rebuilt log and of the searched indexes (default 100,000), the
  * figure that decides how long the run takes; --writes=N the memories written through the engine
@@ -13,6 +14,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { runCoreBench } from './core.bench.js';
+import { runEventStoreBench } from './eventstore.bench.js';
 import { runDoorsBench } from './doors.bench.js';
 import { runProjectionsBench } from './projections.bench.js';
 import { printCombinedReport } from './report.js';
@@ -25,6 +27,8 @@ async function main(): Promise<void> {
   const core = await runCoreBench();
   progress('projections benchmark');
   const projections = await runProjectionsBench();
+  progress('EventStoreDB benchmark');
+  const eventstoredb = await runEventStoreBench();
   progress('doors benchmark');
   const doors = await runDoorsBench();
   const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' ');
@@ -38,7 +42,7 @@ async function main(): Promise<void> {
       loadAverageAtEnd: load(loadavg()),
       totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
     },
-    sections: { core, projections, doors },
+    sections: { core, projections, doors, eventstoredb },
   });
 }
 

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commands } from '../../src/interfaces/cli/commands.js';
 import { cliPath, freshCli, logHead } from '../support/cli.js';
+import { recordFaultRow } from '../support/faults/table.js';
 
 // Issue 11's fault suite, CLI part: random command lines for every command against a real store.
 // Bad input must exit 2 with one line and no stack trace and leave the log head where it was; no
@@ -48,29 +49,44 @@ describe('CLI argument fuzz (fault suite)', () => {
   it(`exits 0, 2 or 3 on ${runs} random command lines; 2 writes nothing; never a stack trace`, () => {
     const findings: Finding[] = [];
     const codes: Record<string, number> = {};
-    fc.assert(
-      fc.property(fc.oneof(plausible, anyLine), ([name, rest]) => {
-        const args = [name, ...rest];
-        const before = logHead(cli.dataDir);
-        const result = spawnSync(process.execPath, [cliPath, ...args], {
-          cwd,
-          encoding: 'utf8',
-          timeout: 120_000,
-          env: { PATH: process.env.PATH, LIVINGMEMORY_DATA_DIR: cli.dataDir },
-        });
-        const code = result.status ?? -1;
-        codes[code] = (codes[code] ?? 0) + 1;
-        const problem =
-          ![0, 2, 3].includes(code) ? `exit ${code}${result.signal ? ` (${result.signal})` : ''}: ${result.stderr.trim().split('\n')[0] ?? ''}`
-          : /\n\s+at .+:\d+:\d+/.test(result.stderr) ? 'stack trace on stderr'
-          : code === 2 && logHead(cli.dataDir) !== before ? `exit 2 but the log head moved from ${before} to ${logHead(cli.dataDir)}`
-          : code === 2 && !args.includes('--json') && result.stderr.trim().split('\n').length !== 1 ? `exit 2 with ${result.stderr.trim().split('\n').length} lines`
-          : null;
-        if (problem) findings.push({ args, problem });
-        return problem === null;
-      }),
-      { numRuns: runs, endOnFailure: true },
-    );
+    const wrongExit = (f: Finding) => f.problem.startsWith('exit ');
+    try {
+      fc.assert(
+        fc.property(fc.oneof(plausible, anyLine), ([name, rest]) => {
+          const args = [name, ...rest];
+          const before = logHead(cli.dataDir);
+          const result = spawnSync(process.execPath, [cliPath, ...args], {
+            cwd,
+            encoding: 'utf8',
+            timeout: 120_000,
+            env: { PATH: process.env.PATH, LIVINGMEMORY_DATA_DIR: cli.dataDir },
+          });
+          const code = result.status ?? -1;
+          codes[code] = (codes[code] ?? 0) + 1;
+          const problem =
+            ![0, 2, 3].includes(code) ? `exit ${code}${result.signal ? ` (${result.signal})` : ''}: ${result.stderr.trim().split('\n')[0] ?? ''}`
+            : /\n\s+at .+:\d+:\d+/.test(result.stderr) ? 'stack trace on stderr'
+            : code === 2 && logHead(cli.dataDir) !== before ? `exit 2 but the log head moved from ${before} to ${logHead(cli.dataDir)}`
+            : code === 2 && !args.includes('--json') && result.stderr.trim().split('\n').length !== 1 ? `exit 2 with ${result.stderr.trim().split('\n').length} lines`
+            : null;
+          if (problem) findings.push({ args, problem });
+          return problem === null;
+        }),
+        { numRuns: runs, endOnFailure: true },
+      );
+    } finally {
+      // Written even when the property failed: the table shows the failing class.
+      recordFaultRow({
+        class: 'CLI argument fuzz',
+        trials: Object.values(codes).reduce((a, b) => a + b, 0),
+        failures: findings.length,
+        lost: 0,
+        bricked: 0,
+        wrongExitCodes: findings.filter(wrongExit).length,
+        markerFiles: 0,
+        note: `exit codes ${JSON.stringify(codes)}`,
+      });
+    }
     process.stderr.write(`cli fuzz: ${runs} runs, ${findings.length} failures, exit codes ${JSON.stringify(codes)}\n`);
     expect(findings).toEqual([]);
     // Each run is a process start (the engine opens for good lines): up to seconds each on a loaded machine.

@@ -6,10 +6,15 @@ import { loadConfig } from '../../src/engine/config.js';
 import { createMemoryEngine } from '../../src/engine/engine.js';
 import { erasureTrail, killErase, logHas } from '../support/erase-crash.js';
 import { filesUnder, lmemIn, markersIn } from '../support/erasure-scan.js';
+import { faultClass } from '../support/faults/table.js';
 
 // Issue 11's fault suite, erasure part: a real `lmem erase` SIGKILLed at every step of the process.
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const tally = faultClass('SIGKILL erase');
+afterAll(() => {
+  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  tally.record('at each step boundary, and once watched from outside');
+});
 
 const words = ['violin', 'Osaka', 'green tea', 'jazz', '咖啡'];
 
@@ -34,11 +39,13 @@ async function seeded(memories: number): Promise<string> {
 function expectFinished(dataDir: string): void {
   const lmem = (args: string[]) => lmemIn(dataDir, args);
   const first = lmem(['search', 'zqtina1', '--json']);
+  if (first.code !== 0) tally.counts.bricked += 1;
   expect(first.code).toBe(0);
   const served = (JSON.parse(first.stdout) as { memories: { text: string }[] }).memories.map((m) => m.text);
   expect(served.length).toBeGreaterThan(0);
   expect(served.filter((text) => text.includes('Tina') || text.includes('[erased]'))).toEqual([]);
   const verified = lmem(['verify', '--json']);
+  if (verified.code !== 0) tally.counts.wrongExitCodes += 1;
   expect(verified.stdout).toMatch(/"ok": ?true/);
   expect(verified.code).toBe(0);
   expect(erasureTrail(dataDir)).toEqual([
@@ -48,7 +55,9 @@ function expectFinished(dataDir: string): void {
     { type: 'ErasureStepCompleted', step: 'scrub-store-file' },
     { type: 'ErasureFinished' },
   ]);
-  expect(markersIn(filesUnder(dataDir), ['zqtina'])).toEqual({});
+  const markers = markersIn(filesUnder(dataDir), ['zqtina']);
+  tally.counts.markerFiles += Object.values(markers).flat().length;
+  expect(markers).toEqual({});
   const omar = JSON.parse(lmem(['search', 'zqomar1', '--json']).stdout) as { memories: { text: string }[] };
   expect(omar.memories.map((m) => m.text)).toContain('Omar plays Osaka with zqomar1 on Sundays');
 }
@@ -61,15 +70,15 @@ const pausePoints = [
 
 describe('an erasure killed at any step is finished on the next open, before any read', () => {
   for (const point of pausePoints) {
-    it(`SIGKILL at ${point}`, async () => {
+    it(`SIGKILL at ${point}`, () => tally.trial(async () => {
       const dataDir = await seeded(6);
       const killed = await killErase(dataDir, ['--user', 'tina', '--reason', 'asked'], { pauseAt: point });
       expect(killed).toEqual({ ended: 'SIGKILL', stderr: `erasure paused at ${point}\n` });
       expectFinished(dataDir);
-    }, 180_000);
+    }), 180_000);
   }
 
-  it('SIGKILL as soon as SubjectErased is in the log (watched from outside, no pause hook)', async () => {
+  it('SIGKILL as soon as SubjectErased is in the log (watched from outside, no pause hook)', () => tally.trial(async () => {
     const dataDir = await seeded(150);
     const watch = logHas(dataDir, 'SubjectErased');
     try {
@@ -80,5 +89,5 @@ describe('an erasure killed at any step is finished on the next open, before any
     }
     expect(erasureTrail(dataDir).map((e) => e.type)).not.toContain('ErasureFinished');
     expectFinished(dataDir);
-  }, 180_000);
+  }), 180_000);
 });

@@ -6,7 +6,7 @@ import type { EventLog, ExpectedRevision } from '../../src/events/log/event-log.
 import { snapshot, useFreshLog, type EventLogFactory, type EventLogUnderTest } from './event-log-contract-shared.js';
 import { arbitraryMemoryEvent, memoryEvents, memoryWrittenEvent } from './events.js';
 
-export function revisionContract(factory: EventLogFactory): void {
+export function revisionContract(factory: EventLogFactory, concurrencyRuns?: number): void {
   describe('expected revision', () => {
     const log = useFreshLog(factory);
     const one = () => memoryEvents('m1', 1);
@@ -108,7 +108,7 @@ export function revisionContract(factory: EventLogFactory): void {
     });
   });
 
-  concurrentAppendProperty(factory);
+  concurrentAppendProperty(factory, concurrencyRuns);
 }
 
 /** Two appends to one stream with the same expectation, started together: one wins whole, the other conflicts. */

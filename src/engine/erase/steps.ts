@@ -2,7 +2,7 @@ import { destroyKeyStep, type ErasureProcess } from '../../commands/erasure/deci
 import { stampEvents } from '../../commands/decider.js';
 import type { ExpectedRevision, RecordedEvent } from '../../events/log/event-log.js';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
-import type { SqliteEventLog } from '../../events/log/sqlite-event-log.js';
+import type { SealedEventLog } from '../../events/log/sealed-log.js';
 import { streams } from '../../events/streams.js';
 import type { EmbeddingCache, EmbeddingProvider } from '../../providers/embeddings/index.js';
 import type { Environment } from '../clock.js';
@@ -13,7 +13,7 @@ import { erasedCacheKeys } from './reach.js';
 /** What the steps of an erasure work with. */
 export interface ErasureDeps {
   readonly db: SqliteDatabase;
-  readonly log: SqliteEventLog;
+  readonly log: SealedEventLog;
   readonly env: Environment;
   readonly indexes: Indexes;
   readonly provider: EmbeddingProvider;

@@ -13,7 +13,7 @@ const who = {
 };
 
 /** The hooks' input schemas at the configured limits (ADR 23): every message content within `limits.messageBytes`. */
-export function createHookSchemas(limits: Limits) {
+function createHookSchemas(limits: Limits) {
   const content = boundedText(z.string(), limits.messageBytes, 'messageBytes');
   /** The message of this turn, as the host sends it before or after the LLM call. */
   const hostTurnMessageSchema = z

@@ -49,6 +49,11 @@ export interface EventLog {
   readStream(streamId: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
   /** One page of the whole log in position order; `limit` defaults to 1,000. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * The last `limit` events (default 1,000) before position `before` (exclusive; default: past the
+   * head), in position order. For walking back from the head where positions have gaps (ADR 27).
+   */
+  readBackward(options?: { readonly before?: bigint; readonly limit?: number }): Promise<RecordedEvent[]>;
   /** Position of the last event, 0 when the log is empty. */
   headPosition(): Promise<bigint>;
   /** Every event from `from` on: the stored ones first, then live ones as they are appended. */

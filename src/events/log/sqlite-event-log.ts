@@ -71,6 +71,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     readAll: db.prepare<[number, number, number], EventRow>(
       `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
     ),
+    readBackward: db.prepare<[number, number], EventRow>(
+      `SELECT ${columns} FROM events WHERE global_position < ? ORDER BY global_position DESC LIMIT ?`,
+    ),
     sealedUnder: db.prepare<[number], EventRow>(
       `SELECT ${columns} FROM events WHERE json_type(data, '$."$sealed".k') = 'array'
          AND EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') WHERE value = ?) ORDER BY global_position`,
@@ -152,6 +155,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     },
     async readAll(opts) {
       return readAll(opts);
+    },
+    async readBackward(opts = {}) {
+      return decodeRows(stmt.readBackward.all(opts.before === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.before), opts.limit ?? 1000).reverse());
     },
     async headPosition() {
       return BigInt(stmt.head.get()?.head ?? 0);

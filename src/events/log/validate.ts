@@ -21,6 +21,14 @@ export interface StoredRow {
   readonly metadata: string;
 }
 
+/** A stored event whose data and metadata are already parsed JSON (the EventStoreDB client parses them). */
+export interface ParsedRow {
+  readonly type: string;
+  readonly schemaVersion: number;
+  readonly data: Record<string, unknown>;
+  readonly metadata: Record<string, unknown>;
+}
+
 /**
  * Reads a stored row as a current event: parse, open its sealed content (ADR 19), upcast,
  * validate; any failure names the position. Content whose key is gone reads as erased and the
@@ -28,13 +36,23 @@ export interface StoredRow {
  * A grouped box is opened through `groups`, which holds (or fetches) the group's other rows.
  */
 export function decodeStoredEvent(row: StoredRow, position: bigint, keystore: Keystore | null = null, groups?: GroupOpener): DomainEvent {
+  let parsed: { data: Record<string, unknown>; metadata: Record<string, unknown> };
   try {
-    const group = groups ? { position: Number(position), opener: groups } : undefined;
-    const parsed = groups
+    parsed = groups
       ? groups.parsed(Number(position), row)
       : { data: JSON.parse(row.data) as Record<string, unknown>, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
-    const metadata = parsed.metadata;
-    const opened = openData(row.type, parsed.data, String(metadata.eventId), keystore, group);
+  } catch (error) {
+    throw new CorruptEventError(position, error instanceof Error ? error.message : String(error));
+  }
+  return decodeParsedEvent({ type: row.type, schemaVersion: row.schemaVersion, ...parsed }, position, keystore, groups);
+}
+
+/** decodeStoredEvent for a row whose JSON is parsed already. */
+export function decodeParsedEvent(row: ParsedRow, position: bigint, keystore: Keystore | null = null, groups?: GroupOpener): DomainEvent {
+  try {
+    const group = groups ? { position: Number(position), opener: groups } : undefined;
+    const { metadata } = row;
+    const opened = openData(row.type, row.data, String(metadata.eventId), keystore, group);
     const stored = { type: row.type, schemaVersion: row.schemaVersion, data: opened.data as unknown };
     const current = currentVersions.get(row.type) === row.schemaVersion ? stored : upcast(stored);
     return parseOrThrow(domainEventSchema, { ...current, metadata: opened.erased ? { ...metadata, erased: true } : metadata });

@@ -8,6 +8,8 @@ import { clip, screenWidth, shortIds, shortTime, table } from './output.js';
 import { describeEvent } from '../../replay/describe.js';
 import type { RecordedEvent } from '../../events/log/event-log.js';
 import { memoryCommands } from './memory-commands.js';
+import { explainTable } from './explain-table.js';
+import { coverageWarning } from '../../providers/embeddings/coverage.js';
 import { replayCommands } from './replay-commands.js';
 import { transferCommands } from './transfer-commands.js';
 import { verify } from './verify-command.js';
@@ -25,7 +27,7 @@ const status: Handler = async (engine, _inv, out) => {
   const m = s.maintenance;
   out.print({ ...s, memories: counts }, () =>
     [
-      `log head: ${s.headPosition}`,
+      `log head: ${s.headPosition} (${s.log}${s.shared ? `, namespace ${s.shared.namespace}` : ''})`,
       counts ? `memories: ${counts.active} active, ${counts.all} in all` : 'memories: unknown (the documents read model failed)',
       ...stopped.map((p) => `FAILED ${p.name} at log position ${p.failed?.position}: ${p.failed?.error}; fix the cause, then \`lmem rebuild ${p.name}\``),
       ...[s.vectors, s.graphVectors].flatMap((v) => (v.failed ? [`FAILED ${v.name} at log position ${v.failed.position}: ${v.failed.error}; fix the cause, then \`lmem rebuild-index\``] : [])),
@@ -35,17 +37,20 @@ const status: Handler = async (engine, _inv, out) => {
       ...[...s.vectors.setAside, ...s.graphVectors.setAside].map(
         (a) => `snapshot set aside: ${a.file} -> ${a.movedTo ?? '(not moved)'} at ${a.at}, rebuilt from the log: ${a.reason}`,
       ),
+      `embedding: ${s.embedding.provider}, embeds ${s.embedding.languages}` +
+        s.embedding.uncovered.map((u) => `; ${u.memories} memories in ${u.script} script skip the vector route`).join(''),
       `maintenance: ${m.state}${m.progress ? ` ${m.progress.done}/${m.progress.total}` : ''}` +
         (m.needsIndexRebuild ? ` (index rebuild needed: ${m.needsIndexRebuild})` : '') +
         (m.lastError ? ` (last error: ${m.lastError})` : ''),
       table([
-        ['projection', 'version', 'generation', 'checkpoint', 'behind', 'rebuilding', 'failed at'],
-        ...s.projections.map((p) => [
+        ['projection', 'version', 'generation', 'checkpoint', 'behind (events)', 'behind (ms)', 'rebuilding', 'failed at'],
+        ...[...s.projections, { ...s.vectors, version: null }, { ...s.graphVectors, version: null }].map((p) => [
           p.name,
           p.version,
           p.generation,
           p.checkpoint,
-          s.headPosition - p.checkpoint,
+          p.lag ? `${p.lag.events}${p.lag.capped ? '+' : ''}` : null,
+          p.lag?.ms ?? null,
           p.building ? `g${p.building.generation} at ${p.building.checkpoint}` : null,
           p.failed?.position ?? null,
         ]),
@@ -72,11 +77,8 @@ const events: Handler = async (engine, inv, out) => {
   const from = position(inv, 'from');
   let found;
   if (stream) found = await engine.log.readStream(stream);
-  else {
-    const head = await engine.log.headPosition();
-    const start = from ?? (head > BigInt(tail) ? head - BigInt(tail) + 1n : 1n);
-    found = await engine.log.readAll({ from: start, limit: tail });
-  }
+  // Positions may have gaps (EventStoreDB), so the tail is read back from the head.
+  else found = from === undefined ? await engine.log.readBackward({ limit: tail }) : await engine.log.readAll({ from, limit: tail });
   out.print(found, () =>
     found.length === 0
       ? 'no events'
@@ -114,6 +116,8 @@ const start: Handler = async (engine, inv, out) => {
   // log, check and repair the indexes, and report.
   await engine.maintenance.start();
   const { repaired } = engine.maintenance.status();
+  const warning = coverageWarning((await engine.status()).embedding);
+  if (warning) process.stderr.write(`warning: ${warning}\n`);
   out.json ||
     out.print(null, () =>
       ['LivingMemory: embedded store open, projections caught up, indexes checked', ...repaired.map((r) => `repaired ${r.projection}: ${r.why}`)].join('\n'),
@@ -140,7 +144,7 @@ const search: Handler = async (engine, inv, out) => {
           .map((m, i) => {
             const head = `${i + 1}. ${m.memoryId}  score ${m.score.toFixed(3)}  importance ${m.importance}  ${m.createdAt}`;
             const body = m.facts.length > 0 ? m.facts.map((f) => `   - ${f}`).join('\n') : `   ${m.text}`;
-            const why = m.explain ? `\n   why: ${JSON.stringify(m.explain)}` : '';
+            const why = m.explain ? `\n${explainTable(m.explain)}` : '';
             return `${head}\n${body}${why}`;
           })
           .join('\n'),

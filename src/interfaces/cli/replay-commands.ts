@@ -4,6 +4,7 @@ import { integer, required, str, type Command, type Handler } from './args.js';
 import { opt, recallScope, subjectOptions } from './options.js';
 import { clip, screenWidth, shortId, shortIds, shortTime, table } from './output.js';
 import { resolveId } from './ids.js';
+import { explainTable } from './explain-table.js';
 
 const history: Handler = async (engine, inv, out) => {
   const id = resolveId(engine, required(inv, 0, 'id'), 'id', ['memory', 'atom']);
@@ -42,7 +43,7 @@ const recallAt: Handler = async (engine, inv, out) => {
         `as of position ${past.position} (${past.asOf}):`,
         answer.memories.length === 0
           ? 'nothing recalled'
-          : answer.memories.map((m, i) => `${i + 1}. ${m.memoryId}  score ${m.score.toFixed(3)}  importance ${m.importance}\n   ${m.text}`).join('\n'),
+          : answer.memories.map((m, i) => `${i + 1}. ${m.memoryId}  score ${m.score.toFixed(3)}  importance ${m.importance}\n   ${m.text}${m.explain ? `\n${explainTable(m.explain)}` : ''}`).join('\n'),
       ].join('\n'),
     );
   } finally {

@@ -22,15 +22,16 @@ const untilSignal = (): Promise<string> =>
 
 /** `lmem serve`: REST under /v1, OpenAPI, MCP at /mcp and the chat proxy, until SIGINT or SIGTERM. */
 const serve: Handler = async (engine, inv, out) => {
-  const [{ startHttpServer }, { mountMcp }, { mountProxy }] = await Promise.all([
+  const [{ startHttpServer }, { mountMcp }, { mountProxy }, { dashboardMount }] = await Promise.all([
     import('../http/server.js'),
     import('../mcp/http.js'),
     import('../proxy/chat.js'),
+    import('../http/dashboard.js'),
   ]);
-  const server = await startHttpServer(engine, configOf(inv), { mounts: [mountMcp, mountProxy] });
+  const server = await startHttpServer(engine, configOf(inv), { mounts: [mountMcp, mountProxy, dashboardMount()] });
   void engine.maintenance.start();
   out.print({ address: server.address, auth: server.ctx.auth.required ? 'bearer' : 'none (loopback only)' }, () =>
-    `LivingMemory serving on ${server.address}: REST /v1, OpenAPI /openapi.json, MCP /mcp, proxy /v1/chat/completions` +
+    `LivingMemory serving on ${server.address}: dashboard /ui/, REST /v1, OpenAPI /openapi.json, MCP /mcp, proxy /v1/chat/completions` +
     (server.ctx.auth.required ? '' : ' (no token configured: loopback only)'));
   await untilSignal();
   await server.close();

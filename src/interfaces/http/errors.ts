@@ -7,7 +7,7 @@ import { ConcurrencyError, fieldPath, ValidationError } from '../../events/error
 import { AccessError } from '../shared/scope.js';
 
 /** Every error answer of the REST API: a sentence, the field it is about (or null), a stable code. */
-export const errorSchema = z
+const errorSchema = z
   .object({ error: z.string(), field: z.string().nullable(), code: z.string() })
   .meta({ id: 'Error', description: 'What went wrong, the input field it names (or null), and a stable code' });
 

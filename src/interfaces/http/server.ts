@@ -12,6 +12,8 @@ import { createJobs } from './jobs.js';
 import { adminRoutes } from './routes/admin.js';
 import { auditRoutes } from './routes/audit.js';
 import { complianceRoutes } from './routes/compliance.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { graphRoutes } from './routes/graph.js';
 import { hookRoutes } from './routes/hooks.js';
 import { jobRoutes } from './routes/jobs.js';
 import { memoryRoutes } from './routes/memories.js';
@@ -26,7 +28,7 @@ export interface HttpServerOptions {
   readonly mounts?: readonly Mount[];
 }
 
-const routeModules = [memoryRoutes, auditRoutes, transferRoutes, complianceRoutes, adminRoutes, hookRoutes, jobRoutes];
+const routeModules = [memoryRoutes, auditRoutes, transferRoutes, complianceRoutes, adminRoutes, hookRoutes, jobRoutes, graphRoutes, dashboardRoutes];
 
 /** Builds the REST API over one engine; `listen` is the caller's (see `startHttpServer`). */
 export async function createHttpServer(engine: MemoryEngine, config: Config, options: HttpServerOptions = {}) {

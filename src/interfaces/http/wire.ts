@@ -5,7 +5,15 @@ export function toWire(value: unknown): unknown {
   if (typeof value === 'bigint') return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
   if (Array.isArray(value)) return value.map(toWire);
   if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toWire(v)]));
+    // Plain loops: a graph view walks tens of thousands of objects here on every answer.
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const v = toWire((value as Record<string, unknown>)[key]);
+      // A caller's "__proto__" key stays a plain property, as Object.fromEntries would keep it.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
+    }
+    return out;
   }
   return value;
 }

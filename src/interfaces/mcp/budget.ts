@@ -3,7 +3,7 @@ import type { ServerConfig } from '../../engine/server-config.js';
 export type Budget = ServerConfig['mcp']['budget'];
 
 /** The tool budget ran out for this window: the agent should answer with what it has. */
-export class BudgetError extends Error {}
+class BudgetError extends Error {}
 
 /**
  * The agent-tool budget of one MCP session: a window opens at its first call and lasts

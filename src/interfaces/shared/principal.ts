@@ -10,7 +10,7 @@ export interface Principal {
 }
 
 /** The caller when no token is configured: the server then only listens on loopback. */
-export const localPrincipal: Principal = { actor: 'local', userId: null };
+const localPrincipal: Principal = { actor: 'local', userId: null };
 
 /** The actor recorded in event metadata: which door, and who (`http:alice`, `mcp:local`). */
 export const actorOf = (door: 'http' | 'mcp' | 'proxy', principal: Principal): string => `${door}:${principal.actor}`;
@@ -43,7 +43,7 @@ export function createAuthenticator(tokens: readonly ApiToken[]) {
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
 /** 127.0.0.0/8, ::1, ::ffff:127.x and `localhost`: the addresses only this machine reaches. */
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   if (h === 'localhost' || h === '::1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;

@@ -16,8 +16,6 @@ function jieba(): Jieba {
   return loaded;
 }
 
-/** Whether nodejieba was loaded in this process (tests check that English text leaves it alone). */
-export const jiebaLoaded = (): boolean => loaded !== null;
 
 /** jieba's dictionary cut (no HMM), for runs of Chinese (and other CJK) text. */
 export const cutWords = (text: string): string[] => jieba().cut(text);

@@ -26,7 +26,7 @@ const runRules: RunRules = {
 };
 
 /** Longer words are kept as they are: Porter stemming of a word this long means nothing, and its regexes would need a deep stack. */
-export const maxStemmedLength = 1_000_000;
+const maxStemmedLength = 1_000_000;
 
 /** jieba's words (without stop words), then the run's character bigrams jieba did not already give. */
 function pushCjkTokens(run: string, tokens: string[]): void {

@@ -56,6 +56,12 @@ export function createVectorStore(options: VectorStoreOptions) {
     const file = fileOf(generation);
     try {
       const snapshot = readSnapshot(file, generation);
+      // Ahead of the log (its WAL lost frames, an older database beside newer snapshots): it holds
+      // vectors of events that no longer exist, and would skip the positions written next.
+      const head = options.lockedHead?.();
+      if (snapshot && head !== undefined && BigInt(snapshot.header.checkpoint) > head) {
+        throw new Error(`its checkpoint ${snapshot.header.checkpoint} is ahead of the log's head ${head}`);
+      }
       if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}) };
     } catch (error) {
       setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
@@ -100,7 +106,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   };
 
   /** Where the live generation stopped at an event it could not apply (ADR 23), or null. */
-  const liveFailure = () => generations.failure(projectionName, live.generation) ?? null;
+  // Cached between switches: every search asks it (ADR 23).
+  const liveFailure = () => generations.liveFailure(projectionName);
   /**
    * The live generation stops at an event it cannot read or apply, marked failed there; a
    * shadow's rebuild fails instead (the rebuild abandons it), and the live one keeps serving.

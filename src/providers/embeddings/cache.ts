@@ -1,3 +1,4 @@
+import { createHmac, createSecretKey } from 'node:crypto';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { EmbeddingProviderError, fingerprintKey, keyedContentHash, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
@@ -45,8 +46,37 @@ function ensureTable(db: SqliteDatabase): void {
     fingerprint TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     vector BLOB NOT NULL,
+    tag BLOB,
     PRIMARY KEY (fingerprint, content_hash)
   ) WITHOUT ROWID`);
+}
+
+type Tagger = (fpKey: string, hash: string, vector: Buffer) => Buffer;
+
+/**
+ * Each row carries a tag (HMAC under the store secret over its fingerprint, key and vector bytes):
+ * a row changed on disk, cut short or moved to another key fails it and reads as a miss, so a
+ * replay leaves its item pending and `verify` finds it, instead of trusting a wrong vector.
+ */
+function cacheTagger(secret: Buffer): Tagger {
+  const key = createSecretKey(secret);
+  return (fpKey, hash, vector) => createHmac('sha256', key).update(`tag\0${fpKey}\0${hash}\0`).update(vector).digest().subarray(0, 16);
+}
+
+/**
+ * A table from before tags gets its column, and its rows (trusted as they are, once) their tags;
+ * with `all`, every row is tagged again (its keys were just rewritten under a new secret).
+ */
+function addTags(db: SqliteDatabase, tagOf: Tagger, all: boolean): void {
+  const hasTag = () => (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('embedding_cache') as string[]).includes('tag');
+  if (hasTag() && !all) return;
+  db.transaction(() => {
+    if (!hasTag()) db.exec('ALTER TABLE embedding_cache ADD COLUMN tag BLOB');
+    else if (!all) return;
+    const rows = db.prepare('SELECT fingerprint, content_hash, vector FROM embedding_cache').all() as { fingerprint: string; content_hash: string; vector: Buffer }[];
+    const update = db.prepare('UPDATE embedding_cache SET tag = ? WHERE fingerprint = ? AND content_hash = ?');
+    for (const r of rows) update.run(tagOf(r.fingerprint, r.content_hash, r.vector), r.fingerprint, r.content_hash);
+  }).immediate();
 }
 
 /** How many vectors the cache holds (creating the table when missing). */
@@ -55,21 +85,30 @@ export function embeddingCacheRows(db: SqliteDatabase): number {
   return db.prepare('SELECT count(*) FROM embedding_cache').pluck().get() as number;
 }
 
-/** Opens (creating when missing) the `embedding_cache` table in the engine's database, keyed under `secret`. */
-export function createEmbeddingCache(db: SqliteDatabase, secret: Buffer): EmbeddingCache {
+/** Opens (creating when missing) the `embedding_cache` table in the engine's database, keyed under `secret`; `retag` after a rekey. */
+export function createEmbeddingCache(db: SqliteDatabase, secret: Buffer, options: { retag?: boolean } = {}): EmbeddingCache {
   const keyOf = keyedContentHash(secret);
+  const tagOf = cacheTagger(secret);
   ensureTable(db);
-  const getOne = db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
-  const getIn = db.prepare<[string, string], { content_hash: string; vector: Buffer }>(
-    'SELECT content_hash, vector FROM embedding_cache WHERE fingerprint = ? AND content_hash IN (SELECT value FROM json_each(?))',
+  addTags(db, tagOf, options.retag === true);
+  const getOne = db.prepare<[string, string], { vector: Buffer; tag: Buffer | null }>('SELECT vector, tag FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
+  const getIn = db.prepare<[string, string], { content_hash: string; vector: Buffer; tag: Buffer | null }>(
+    'SELECT content_hash, vector, tag FROM embedding_cache WHERE fingerprint = ? AND content_hash IN (SELECT value FROM json_each(?))',
   );
-  const upsert = db.prepare<[string, string, Buffer]>(
-    'INSERT INTO embedding_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (fingerprint, content_hash) DO UPDATE SET vector = excluded.vector',
+  const upsert = db.prepare<[string, string, Buffer, Buffer]>(
+    'INSERT INTO embedding_cache (fingerprint, content_hash, vector, tag) VALUES (?, ?, ?, ?) ON CONFLICT (fingerprint, content_hash) DO UPDATE SET vector = excluded.vector, tag = excluded.tag',
   );
+  const store = (fpKey: string, hash: string, vector: Float32Array) => {
+    const bytes = vectorToBuffer(vector);
+    upsert.run(fpKey, hash, bytes, tagOf(fpKey, hash, bytes));
+  };
+  // A row that fails its tag is a miss: the next embedding of its text replaces it.
+  const sound = (fpKey: string, hash: string, row: { vector: Buffer; tag: Buffer | null }): Float32Array | undefined =>
+    row.tag !== null && row.vector.byteLength % 4 === 0 && tagOf(fpKey, hash, row.vector).equals(row.tag) ? bufferToVector(row.vector) : undefined;
   const remove = db.prepare<[string]>('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))');
   const countIn = db.prepare<[string], number>('SELECT count(*) FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').pluck();
   const putAll = db.transaction((fpKey: string, entries: Iterable<readonly [string, Float32Array]>) => {
-    for (const [hash, vector] of entries) upsert.run(fpKey, hash, vectorToBuffer(vector));
+    for (const [hash, vector] of entries) store(fpKey, hash, vector);
   });
   const pageSize = 500;
 
@@ -77,20 +116,21 @@ export function createEmbeddingCache(db: SqliteDatabase, secret: Buffer): Embedd
     keyOf,
     get(fpKey, hash) {
       const row = getOne.get(fpKey, hash);
-      return row ? bufferToVector(row.vector) : undefined;
+      return row ? sound(fpKey, hash, row) : undefined;
     },
     getMany(fpKey, hashes) {
       const found = new Map<string, Float32Array>();
       const unique = [...new Set(hashes)];
       for (let start = 0; start < unique.length; start += pageSize) {
         for (const row of getIn.all(fpKey, JSON.stringify(unique.slice(start, start + pageSize)))) {
-          found.set(row.content_hash, bufferToVector(row.vector));
+          const vector = sound(fpKey, row.content_hash, row);
+          if (vector) found.set(row.content_hash, vector);
         }
       }
       return found;
     },
     put(fpKey, hash, vector) {
-      upsert.run(fpKey, hash, vectorToBuffer(vector));
+      store(fpKey, hash, vector);
     },
     putMany(fpKey, entries) {
       putAll(fpKey, entries);

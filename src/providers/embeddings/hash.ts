@@ -1,5 +1,6 @@
 import { allOf, punctuation, without } from '../../projections/text/chars.js';
 import { cutMixed } from '../../projections/text/jieba.js';
+import { anyLanguage } from './coverage.js';
 import { l2Normalize, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
 export interface HashProviderOptions {
@@ -68,6 +69,8 @@ export function createHashEmbeddingProvider(options: HashProviderOptions = {}): 
       settings: { maxInputChars, features: 'jieba-hmm+char-2-3', normalize: 'nfkc-lower' },
     },
     maxInputChars,
+    // Lexical: words and character n-grams of any script, so it covers every language alike.
+    coverage: anyLanguage,
     async embed(texts) {
       return texts.map((text) => hashEmbed(truncateForEmbedding(text, maxInputChars), dimension));
     },

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../../events/errors.js';
+import { scriptNames } from '../../projections/text/scripts.js';
+import type { EmbeddingCoverage } from './coverage.js';
 import { createHashEmbeddingProvider, hashProviderDefaults } from './hash.js';
 import { createOpenAiEmbeddingProvider, openAiDefaults, type OpenAiProviderDeps } from './openai.js';
 import type { EmbeddingProvider } from './provider.js';
 import { createUseLiteEmbeddingProvider, useLiteDefaults } from './use-lite.js';
 
 export * from './provider.js';
+export * from './coverage.js';
 export { createEmbeddingCache, embedWithCache, embeddingCacheRows, type EmbeddingCache, type EmbedWithCacheOptions, type EmbedWithCacheResult } from './cache.js';
 export { createHashEmbeddingProvider, type HashProviderOptions } from './hash.js';
 export { createOpenAiEmbeddingProvider, type OpenAiEmbeddingProvider, type OpenAiProviderDeps, type OpenAiProviderOptions } from './openai.js';
@@ -38,6 +41,11 @@ export const embeddingConfigSchema = z
     dimension: positiveInt.max(65_536).optional(),
     /** Overrides the provider's own limit (hash 8000, use-lite 2000, openai 4000). */
     maxInputChars: positiveInt.optional(),
+    /**
+     * The scripts the model reads (e.g. ["Latin"] for an English-only model), overriding what the
+     * provider declares; text in other scripts skips the vector route.
+     */
+    scripts: z.array(z.enum(scriptNames)).min(1).optional(),
     openai: openAiConfigSchema.optional(),
   })
   .strict()
@@ -59,6 +67,14 @@ export type EmbeddingConfigInput = z.input<typeof embeddingConfigSchema>;
 /** Validates `config` (a ValidationError names the field, prefixed `embedding.`) and makes the provider. */
 export function createEmbeddingProvider(config: EmbeddingConfigInput, deps: OpenAiProviderDeps = {}): EmbeddingProvider {
   const parsed = parseOrThrow(embeddingConfigSchema, config, 'embedding');
+  const provider = providerFor(parsed, deps);
+  if (!parsed.scripts) return provider;
+  const coverage: EmbeddingCoverage = { scripts: parsed.scripts, languages: `${parsed.scripts.join(', ')} script` };
+  // Assigned, not spread: a provider may carry getters (openai's request delay).
+  return Object.assign(provider, { coverage });
+}
+
+function providerFor(parsed: EmbeddingConfig, deps: OpenAiProviderDeps): EmbeddingProvider {
   const maxInputChars = parsed.maxInputChars;
   switch (parsed.provider) {
     case 'hash':

@@ -2,6 +2,7 @@ import { createHash, createHmac, createSecretKey } from 'node:crypto';
 import type { z } from 'zod';
 import type { providerFingerprintSchema } from '../../events/system.js';
 import { ProviderError } from '../errors.js';
+import type { EmbeddingCoverage } from './coverage.js';
 
 /** Who made a vector: `{ provider, model, dimension, settings }`, as ProviderFingerprintChanged records it. */
 export type ProviderFingerprint = z.output<typeof providerFingerprintSchema>;
@@ -11,6 +12,8 @@ export interface EmbeddingProvider {
   readonly fingerprint: ProviderFingerprint;
   /** Longer texts are cut to this many UTF-16 code units before embedding (see truncateForEmbedding). */
   readonly maxInputChars: number;
+  /** What it embeds meaningfully; absent means every text (see coverage.ts). */
+  readonly coverage?: EmbeddingCoverage;
   /**
    * One vector per text, in input order, each L2-normalised (inner product = cosine; an all-zero
    * vector stays all zero). Either every vector is returned or the promise rejects.

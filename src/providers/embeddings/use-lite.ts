@@ -59,6 +59,8 @@ export function createUseLiteEmbeddingProvider(options: UseLiteProviderOptions =
       settings: { package: `${modelPackage}@${packageVersion(modelPackage)}`, maxInputChars },
     },
     maxInputChars,
+    // Its vocabulary is English word pieces: text in another script comes out as one shared vector.
+    coverage: { scripts: ['Latin'], languages: 'English' },
     async embed(texts) {
       if (texts.length === 0) return [];
       const loaded = await getModel();

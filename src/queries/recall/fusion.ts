@@ -45,27 +45,62 @@ export function minMaxNormalize(list: readonly ScoredId[]): ScoredId[] {
   return items.map((item) => ({ id: item.id, score: norm(item.score) }));
 }
 
+/**
+ * Normalisation against the background: (score − floor) / (best − floor), clamped to [0, 1], where
+ * `floor` is what a memory the list does not hold would score (0 for BM25 when the list holds every
+ * match; the deepest score fetched when it was cut). Unlike min-max, the list's worst hit keeps the
+ * evidence it has (two keyword hits: the second is not "no evidence"), and a list whose best is
+ * barely above the background stays low. No floor given: 0. `ceiling` (default: the list's best)
+ * is the score that counts 1. A ceiling at or below the floor gives 0 to every hit; +Infinity gives 1.
+ */
+export function floorNormalize(list: readonly ScoredId[], floor = 0, ceiling?: number): ScoredId[] {
+  const items = distinct(list);
+  const finite = items.map((i) => i.score).filter((x) => Number.isFinite(x));
+  const best = ceiling ?? (finite.length > 0 ? Math.max(...finite) : floor);
+  const span = best - floor;
+  const norm = (score: number): number => {
+    if (score === Infinity) return 1;
+    if (!Number.isFinite(score) || !(span > 0)) return 0;
+    return Math.min(1, Math.max(0, (score - floor) / span));
+  };
+  return items.map((item) => ({ id: item.id, score: norm(item.score) }));
+}
+
+/*
+ * Vector scores are cosines: their ceiling is 1 (the same meaning), not the list's best. Normalised
+ * against the list's best, the nearest of many unrelated notes became 1, a full match, however far
+ * it was; against 1, a weak provider's vectors (hash on paraphrases) stay weak evidence beside BM25.
+ * BM25 has no ceiling: its list's best is the reference.
+ */
+const cosineCeiling = 1;
+
+/** What a memory a list does not hold would score in it, per list (see floorNormalize). */
+export interface ListFloors {
+  readonly keyword?: number;
+  readonly vector?: number;
+}
+
 /** A weight clamped to [0, 1]; NaN counts as 0.5. */
 const unitWeight = (weight: number): number => (Number.isNaN(weight) ? 0.5 : Math.min(1, Math.max(0, weight)));
 
 /** The two weighted parts per id: bm25Weight·norm(keyword) and (1−bm25Weight)·norm(vector); a missing side is 0. */
-function weightedParts(keyword: readonly ScoredId[], vector: readonly ScoredId[], bm25Weight: number): Map<string, { keyword: number; vector: number }> {
+function weightedParts(keyword: readonly ScoredId[], vector: readonly ScoredId[], bm25Weight: number, floors: ListFloors = {}): Map<string, { keyword: number; vector: number }> {
   const w = unitWeight(bm25Weight);
   const parts = new Map<string, { keyword: number; vector: number }>();
-  for (const { id, score } of minMaxNormalize(keyword)) parts.set(id, { keyword: w * score, vector: 0 });
-  for (const { id, score } of minMaxNormalize(vector)) {
+  for (const { id, score } of floorNormalize(keyword, floors.keyword)) parts.set(id, { keyword: w * score, vector: 0 });
+  for (const { id, score } of floorNormalize(vector, floors.vector, cosineCeiling)) {
     parts.set(id, { keyword: parts.get(id)?.keyword ?? 0, vector: (1 - w) * score });
   }
   return parts;
 }
 
 /**
- * Weighted fusion: bm25Weight·norm(keyword) + (1−bm25Weight)·norm(vector), each list min-max
- * normalised on its own, an id missing from a list counting 0 there. The weight is clamped to
- * [0, 1]. Result in [0, 1], best first.
+ * Weighted fusion: bm25Weight·norm(keyword) + (1−bm25Weight)·norm(vector), each list normalised
+ * on its own against its floor (floorNormalize), an id missing from a list counting 0 there. The
+ * weight is clamped to [0, 1]. Result in [0, 1], best first.
  */
-export function fuseWeighted(keyword: readonly ScoredId[], vector: readonly ScoredId[], bm25Weight: number): ScoredId[] {
-  return [...weightedParts(keyword, vector, bm25Weight)]
+export function fuseWeighted(keyword: readonly ScoredId[], vector: readonly ScoredId[], bm25Weight: number, floors: ListFloors = {}): ScoredId[] {
+  return [...weightedParts(keyword, vector, bm25Weight, floors)]
     .map(([id, p]) => ({ id, score: p.keyword + p.vector }))
     .sort(byScoreThenId);
 }
@@ -101,6 +136,20 @@ export function agreementBonus(keyword: readonly ScoredId[], vector: readonly Sc
   return bonuses;
 }
 
+/**
+ * The agreement bonus paid in the weaker list's evidence: two lists that agree on a memory each
+ * only weakly (a word shared by every note, a vector barely above the background) agree on little.
+ * Paid flat, the bonus lifted such pairs of noise 0.25 over a memory only one list found well.
+ * The parts are the weighted ones: divided by their weights, each is its list's normalised score.
+ * For rrf (weight null) the bonus is paid flat, as its parts are ranks, not evidence.
+ */
+function scaledAgreement(bonus: number, parts: { keyword: number; vector: number }, bm25Weight: number | null): number {
+  if (bonus === 0 || bm25Weight === null) return bonus;
+  const keyword = bm25Weight > 0 ? parts.keyword / bm25Weight : 1;
+  const vector = bm25Weight < 1 ? parts.vector / (1 - bm25Weight) : 1;
+  return bonus * Math.min(keyword, vector);
+}
+
 /** What made up one id's fused score: its keyword part, vector part and agreement bonus. */
 export interface FusedParts {
   readonly keyword: number;
@@ -121,18 +170,19 @@ export type FusionSettings = Pick<RecallSettings, 'fusionMode' | 'fusionBm25Weig
  * `fuseRrf`, one part per list), plus `agreementBonus`. Per id, the fused score and its parts,
  * so explain can show each. The map iterates best first (ties by id).
  */
-export function fuseRoute(keyword: readonly ScoredId[], vector: readonly ScoredId[], settings: FusionSettings): Map<string, FusedScore> {
+export function fuseRoute(keyword: readonly ScoredId[], vector: readonly ScoredId[], settings: FusionSettings, floors: ListFloors = {}): Map<string, FusedScore> {
   let parts: Map<string, { keyword: number; vector: number }>;
   if (settings.fusionMode === 'rrf') {
     const kw = rrfPart(keyword, settings.rrfK);
     const vec = rrfPart(vector, settings.rrfK);
     parts = new Map([...new Set([...kw.keys(), ...vec.keys()])].map((id) => [id, { keyword: kw.get(id) ?? 0, vector: vec.get(id) ?? 0 }]));
   } else {
-    parts = weightedParts(keyword, vector, settings.fusionBm25Weight);
+    parts = weightedParts(keyword, vector, settings.fusionBm25Weight, floors);
   }
   const bonuses = agreementBonus(keyword, vector, settings.agreementRankWindow, settings.fusionAgreementBonus);
+  const w = unitWeight(settings.fusionBm25Weight);
   const scored = [...parts].map(([id, p]) => {
-    const agreement = bonuses.get(id) ?? 0;
+    const agreement = scaledAgreement(bonuses.get(id) ?? 0, p, settings.fusionMode === 'rrf' ? null : w);
     return { id, score: p.keyword + p.vector + agreement, parts: { ...p, agreement } };
   });
   scored.sort(byScoreThenId);

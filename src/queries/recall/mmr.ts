@@ -72,6 +72,12 @@ export function candidateSimilarity(a: MmrCandidate, b: MmrCandidate): number {
   return 0;
 }
 
+/** One MMR pick and its similarity to the picks before it (0 for the first). */
+export interface MmrPick<T> {
+  readonly candidate: T;
+  readonly similarity: number;
+}
+
 /**
  * Classic MMR: the first pick is the best score; each next pick maximises
  * λ·score − (1−λ)·max(similarity to the picks so far). λ = 1 is the plain score order. Returns at
@@ -84,10 +90,20 @@ export function mmrSelect<T extends MmrCandidate>(
   lambda = 0.7,
   similarity: Similarity<T> = candidateSimilarity,
 ): T[] {
+  return mmrPicks(candidates, k, lambda, similarity).map((p) => p.candidate);
+}
+
+/** `mmrSelect` with each pick's similarity to the earlier picks, from which its penalty follows. */
+export function mmrPicks<T extends MmrCandidate>(
+  candidates: readonly T[],
+  k: number,
+  lambda = 0.7,
+  similarity: Similarity<T> = candidateSimilarity,
+): MmrPick<T>[] {
   const pool = [...candidates].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const maxSim = pool.map(() => -Infinity);
   const taken = pool.map(() => false);
-  const picks: T[] = [];
+  const picks: MmrPick<T>[] = [];
   const limit = Math.min(Math.max(0, Math.floor(k)), pool.length);
   while (picks.length < limit) {
     let best = -1;
@@ -104,7 +120,7 @@ export function mmrSelect<T extends MmrCandidate>(
     const pick = pool[best];
     if (pick === undefined) break;
     taken[best] = true;
-    picks.push(pick);
+    picks.push({ candidate: pick, similarity: picks.length === 0 ? 0 : Math.max(0, maxSim[best] ?? 0) });
     pool.forEach((candidate, i) => {
       if (!taken[i]) maxSim[i] = Math.max(maxSim[i] ?? -Infinity, similarity(candidate, pick));
     });

@@ -2,7 +2,8 @@ import type { MemoryDocument } from '../documents.js';
 import { withConversationContext, type Adjacent, type WithContext } from './context.js';
 import { fuseRoute, minMaxNormalize, type FusedScore } from './fusion.js';
 import { combineRoutes, routeWeights } from './intent.js';
-import { mmrSelect } from './mmr.js';
+import { explainPick, type RecallTrace } from './explain.js';
+import { mmrPicks } from './mmr.js';
 import { documentRoute, graphRoute, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
 import { inScope, scopeFilter, type ScopeFilter } from './scope.js';
 import type { Explanation, RecallScope, RecallSettings, ScoredId } from './types.js';
@@ -89,14 +90,19 @@ export async function rankCandidates(
   const k = Math.max(1, Math.min(request.topK ?? s.topK, s.maxK));
   const limit = Math.max(k * s.candidateMultiplier, reranker ? s.rerankCandidates : 0);
   const failures: string[] = [];
-  const vector = sources.embedQuery(request.query);
+  const notes: string[] = [];
+  const reach = sources.embedding;
+  const skipVectors = reach !== undefined && !reach.covers(request.query);
+  // A query the provider cannot embed would get a vector that means nothing: the vector lists stay empty.
+  if (skipVectors) notes.push(`vector route skipped: ${reach.provider} embeds ${reach.languages} only, and this query is not`);
+  const vector = skipVectors ? Promise.reject(new Error('not embedded')) : sources.embedQuery(request.query);
   vector.catch(() => undefined);
   const [docRoute, graph] = await Promise.all([
     bounded(documentRoute(sources, request.query, vector, filter, limit), s.routeTimeoutMs, failures, 'document'),
     bounded(graphRoute(sources, request.query, before(vector, s.routeTimeoutMs * 0.8), filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
   ]);
-  const fusedDoc = fuseRoute(docRoute.keyword, docRoute.vector, s);
-  const fusedGraph = fuseRoute(graph.keyword, graph.vector, s);
+  const fusedDoc = fuseRoute(docRoute.keyword, docRoute.vector, s, docRoute.floors);
+  const fusedGraph = fuseRoute(graph.keyword, graph.vector, s, graph.floors);
   const docs = sources.documents.getMany([...new Set([...fusedDoc.keys(), ...fusedGraph.keys()])]);
   const d = weighRoute(fusedDoc, docs, request.now, s);
   const g = weighRoute(fusedGraph, docs, request.now, s);
@@ -107,27 +113,45 @@ export async function rankCandidates(
   const contextual = withContext(sources, combined.slice(0, size).map(([id, c]) => ({ id, score: c.score })), docs, filter, s).slice(0, size);
   const context = new Map(contextual.map((c) => [c.id, c.context]));
   let pool = contextual.map((c) => ({ id: c.id, score: c.score, text: docs.get(c.id)?.text ?? '' }));
-  if (reranker) pool = await rerankPool(reranker, request.query, pool, s.rerankCandidates);
-  const byId = new Map(combined);
-  // MMR weighs scores against similarities in [0, 1], so it sees the pool's scores on that scale too.
-  const unit = new Map(minMaxNormalize(pool).map((c) => [c.id, c.score]));
-  const picks = mmrSelect(pool.map((c) => ({ ...c, score: unit.get(c.id) ?? 0, final: c.score })), k, s.mmrLambda);
-  return picks.map(({ final, ...c }) => ({ ...c, score: final })).map((c) => {
-    const parts = byId.get(c.id)?.parts;
-    const explain: Explanation = {
-      routes: { ...flat('document', d.parts.get(c.id)?.fused.parts), ...flat('graph', g.parts.get(c.id)?.fused.parts) },
-      fused: { document: d.parts.get(c.id)?.fused.fused ?? 0, graph: g.parts.get(c.id)?.fused.fused ?? 0 },
-      weights: { document: weights.document, graph: weights.graph, ...flat('document', d.parts.get(c.id)?.weighted) },
-      bonuses: {
-        bothRoutes: parts?.bothRoutes ?? 0,
-        agreement: d.parts.get(c.id)?.fused.parts.agreement ?? 0,
-        context: context.get(c.id) ?? 0,
-        ...(failures.length ? { degraded: failures.length } : {}),
-      },
-      final: c.score,
-    };
-    return { memoryId: c.id, score: c.score, explain };
-  });
+  let reranked: Map<string, number> | null = null;
+  if (reranker) ({ pool, reranked } = await rerankPool(reranker, request.query, pool, s.rerankCandidates));
+  // MMR weighs scores against similarities in [0, 1], so it sees the pool's scores on that scale
+  // too; a candidate of score 0 (every signal 0) carries no evidence and is not returned.
+  const positive = pool.filter((c) => c.score > 0);
+  const unit = new Map(minMaxNormalize(positive).map((c) => [c.id, c.score]));
+  const picks = mmrPicks(positive.map((c) => ({ ...c, score: unit.get(c.id) ?? 0, pool: c.score })), k, s.mmrLambda);
+  const trace: RecallTrace = {
+    lists: { document: docRoute, graph },
+    document: d.parts,
+    graph: g.parts,
+    weights,
+    combined: new Map(combined),
+    context,
+    reranked,
+    failures,
+    notes,
+  };
+  // The penalty in the pool's own scale, so final scores fall in pick order (see mmrPenalties).
+  const penalty = mmrPenaltyScale(positive.map((c) => c.score), s.mmrLambda);
+  return picks
+    .map(({ candidate, similarity }) => {
+      const mmrPenalty = penalty * similarity;
+      return { id: candidate.id, pool: candidate.pool, mmrPenalty, final: candidate.pool - mmrPenalty };
+    })
+    .filter((p) => p.final > 0)
+    .map((p) => ({ memoryId: p.id, score: p.final, explain: explainPick(trace, p.id, p) }));
+}
+
+/**
+ * MMR picks by λ·unit − (1−λ)·similarity, unit = (score − min) / span. In the pool's own scale that
+ * is score − span·(1−λ)/λ·similarity: the penalty a pick pays for its similarity to the earlier
+ * picks. Shown as score − penalty, the scores fall in pick order (each pick's MMR value is at most
+ * the one before), so the order shown is the order of the scores shown.
+ */
+function mmrPenaltyScale(scores: readonly number[], lambda: number): number {
+  if (scores.length === 0 || !(lambda < 1)) return 0;
+  const span = Math.max(...scores) - Math.min(...scores);
+  return lambda > 0 ? (span * (1 - lambda)) / lambda : span;
 }
 
 /** Conversation context over the pool; neighbours that join it are loaded into `docs` and must be active and in scope. */
@@ -144,13 +168,8 @@ function withContext(sources: RankSources, pool: ScoredId[], docs: Map<string, M
 async function rerankPool(reranker: Reranker, query: string, pool: { id: string; score: number; text: string }[], n: number) {
   const head = pool.slice(0, n);
   const scores = await reranker.rerank(query, head).catch(() => null);
-  if (!scores) return pool;
+  if (!scores) return { pool, reranked: null };
   const by = new Map(scores.map((r) => [r.id, r.score]));
   const reranked = head.map((c) => ({ ...c, score: by.get(c.id) ?? c.score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  return [...reranked, ...pool.slice(n)];
-}
-
-function flat(prefix: string, values: object | undefined): Record<string, number> {
-  if (!values) return {};
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => typeof v === 'number').map(([key, v]) => [`${prefix}.${key}`, v as number]));
+  return { pool: [...reranked, ...pool.slice(n)], reranked: by };
 }

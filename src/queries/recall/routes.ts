@@ -2,6 +2,7 @@ import type { MemoryDocument } from '../documents.js';
 import type { GraphQueries } from '../graph.js';
 import type { KeywordHit } from '../keyword.js';
 import { inScope, type ScopeFilter } from './scope.js';
+import type { ListFloors } from './fusion.js';
 import type { ScoredId } from './types.js';
 
 /** What the routes read: the live read models, behind the smallest interfaces they need. */
@@ -13,11 +14,29 @@ export interface RouteSources {
   readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighboursOfMany' | 'memoriesOfEach' | 'memoryOfEntries'>;
   readonly documents: { getMany(ids: readonly string[]): Map<string, MemoryDocument> };
   readonly embedQuery: (query: string) => Promise<Float32Array>;
+  /** What the embedding provider embeds meaningfully; absent when it embeds every text. */
+  readonly embedding?: EmbeddingReach;
+}
+
+/** A provider's reach, as the routes need it: a text it cannot embed stays out of the vector lists. */
+export interface EmbeddingReach {
+  readonly provider: string;
+  /** In words, e.g. "English". */
+  readonly languages: string;
+  covers(text: string): boolean;
 }
 
 export interface RouteLists {
   readonly keyword: ScoredId[];
   readonly vector: ScoredId[];
+  /** What a memory missing from each list would score there (see floorNormalize); absent: 0. */
+  readonly floors?: ListFloors;
+}
+
+/** A scored list cut to `limit`, and the score of the first one cut off (null when none was). */
+interface Cut {
+  readonly list: ScoredId[];
+  readonly floor: number | null;
 }
 
 /** The routes of one recall look many of the same memories up: with this, each is read once per recall. */
@@ -37,41 +56,56 @@ export function withDocumentMemo<S extends RouteSources>(sources: S): S {
   return { ...sources, documents: { getMany } };
 }
 
-const liveInScope = (sources: RouteSources, ids: readonly string[], filter: ScopeFilter): Set<string> => {
+type Keep = (doc: MemoryDocument) => boolean;
+
+const liveInScope = (sources: RouteSources, ids: readonly string[], filter: ScopeFilter, keep?: Keep): Set<string> => {
   const docs = sources.documents.getMany(ids);
   return new Set(ids.filter((id) => {
     const doc = docs.get(id);
-    return doc !== undefined && doc.status === 'active' && inScope(doc, filter);
+    return doc !== undefined && doc.status === 'active' && inScope(doc, filter) && (keep === undefined || keep(doc));
   }));
+};
+
+/** For vector hits: a memory the provider cannot embed has a vector that means nothing. */
+const embedded = (sources: RouteSources): Keep | undefined => {
+  const reach = sources.embedding;
+  return reach ? (doc) => reach.covers(doc.text) : undefined;
 };
 
 /**
  * The first `limit` of a ranked list whose memories are active and in scope: the filter comes
  * before the cut, but documents are read a chunk at a time, only as far down as needed.
  */
-function firstInScope(sources: RouteSources, ranked: readonly ScoredId[], filter: ScopeFilter, limit: number): ScoredId[] {
+function firstInScope(sources: RouteSources, ranked: readonly ScoredId[], filter: ScopeFilter, limit: number, keep?: Keep): ScoredId[] {
   const kept: ScoredId[] = [];
   const chunk = Math.max(limit * 2, 16);
   for (let start = 0; start < ranked.length && kept.length < limit; start += chunk) {
     const part = ranked.slice(start, start + chunk);
-    const allowed = liveInScope(sources, part.map((h) => h.id), filter);
+    const allowed = liveInScope(sources, part.map((h) => h.id), filter, keep);
     for (const hit of part) if (allowed.has(hit.id) && kept.length < limit) kept.push(hit);
   }
   return kept;
 }
 
 /** Vector hits filtered to the scope before the cut: asks for more than `limit`, keeps the first in scope. */
-async function scopedVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<ScoredId[]> {
+async function scopedVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<Cut> {
   const hits = await sources.vectors.search(vector, Math.min(8192, limit * 8));
-  return firstInScope(sources, hits, filter, limit);
+  return { list: firstInScope(sources, hits, filter, limit, embedded(sources)), floor: deepest(hits, limit) };
 }
+
+/*
+ * Every memory has a vector, so a vector list is always cut: the floor is the deepest similarity
+ * fetched (k×8 deep), what a memory about something else scores. Used as such, a list whose best is
+ * barely above it counts little, where min-max made its best 1 and its k-th 0.
+ */
+const deepest = (hits: readonly ScoredId[], limit: number): number | null => (hits.length > limit ? (hits.at(-1)?.score ?? null) : null);
 
 /**
  * Graph entry vector hits as memories (each at its best entry's score), only those in `found`
  * (what the graph found by its entries and edges), filtered to the scope before the cut.
  */
-async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number, found: ReadonlySet<string>): Promise<ScoredId[]> {
-  if (found.size === 0) return [];
+async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number, found: ReadonlySet<string>): Promise<Cut> {
+  if (found.size === 0) return { list: [], floor: null };
   const hits = await sources.graphVectors.search(vector, Math.min(8192, limit * 8));
   const memoryOf = sources.graph.memoryOfEntries(hits.map((h) => h.id));
   const best = new Map<string, number>();
@@ -79,15 +113,22 @@ async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Arr
     const memoryId = memoryOf.get(hit.id);
     if (memoryId !== undefined && found.has(memoryId) && !best.has(memoryId)) best.set(memoryId, hit.score);
   }
-  return firstInScope(sources, [...best].map(([id, score]) => ({ id, score })), filter, limit);
+  return { list: firstInScope(sources, [...best].map(([id, score]) => ({ id, score })), filter, limit, embedded(sources)), floor: deepest(hits, limit) };
 }
+
+const floors = (keyword: number | null, cut: Cut | null): ListFloors => ({
+  ...(keyword === null ? {} : { keyword }),
+  ...(cut?.floor == null ? {} : { vector: cut.floor }),
+});
 
 /** Document route: BM25 over FTS (filters inside the SQL) and vector search over FAISS. */
 export async function documentRoute(sources: RouteSources, query: string, vector: Promise<Float32Array>, filter: ScopeFilter, limit: number): Promise<RouteLists> {
-  const keyword = sources.keyword.search(query, { ...filter, limit }).map((h) => ({ id: h.memoryId, score: h.score }));
+  // One more than needed: when it comes back, the list was cut and the next score is the floor.
+  const found = sources.keyword.search(query, { ...filter, limit: limit + 1 }).map((h) => ({ id: h.memoryId, score: h.score }));
+  const keyword = found.slice(0, limit);
   // A failing embedding or vector search leaves the keyword list standing.
-  const vectorList = await vector.then((v) => scopedVectorSearch(sources, v, filter, limit)).catch(() => []);
-  return { keyword, vector: vectorList };
+  const cut = await vector.then((v) => scopedVectorSearch(sources, v, filter, limit)).catch(() => null);
+  return { keyword, vector: cut?.list ?? [], floors: floors(found.length > limit ? (found[limit]?.score ?? null) : null, cut) };
 }
 
 /**
@@ -125,6 +166,6 @@ export async function graphRoute(
   const keyword = firstInScope(sources, ranked, filter, limit);
   // As in the document route, a failing embedding or vector search leaves the keyword list standing.
   const found = new Set(keyword.map((h) => h.id));
-  const vectorList = await vector.then((v) => scopedEntryVectorSearch(sources, v, filter, limit, found)).catch(() => []);
-  return { keyword, vector: vectorList };
+  const cut = await vector.then((v) => scopedEntryVectorSearch(sources, v, filter, limit, found)).catch(() => null);
+  return { keyword, vector: cut?.list ?? [], floors: floors(null, cut) };
 }

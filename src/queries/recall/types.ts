@@ -85,13 +85,26 @@ export interface ScoredId {
   readonly score: number;
 }
 
-/** Why a memory was recalled: every score and weight on its way to the final score. */
+/**
+ * Why a memory was recalled: every score and weight on its way to the final score, in pipeline
+ * order. routes: per route (`document`, `graph`) the raw scores (`.keyword.raw` BM25, `.vector.raw`
+ * cosine, present when the list had the memory) and the weighted normalised parts; fused: each
+ * route's fusion; weights: the route weights and each route's weighting (relevance, importance,
+ * recency, score); combined: the cross-route score with the both-routes bonus; pool: after
+ * conversation context and rerank; final = pool − bonuses.mmrPenalty, the score shown.
+ */
 export interface Explanation {
   readonly routes: Record<string, number>;
   readonly fused: Record<string, number>;
   readonly weights: Record<string, number>;
   readonly bonuses: Record<string, number>;
+  readonly combined: number;
+  readonly pool: number;
   readonly final: number;
+  /** What the recall left out and why (a route skipped for a text the provider cannot embed). */
+  readonly notes?: readonly string[];
+  /** Routes that failed or timed out. */
+  readonly failures?: readonly string[];
 }
 
 export interface RecalledMemory {

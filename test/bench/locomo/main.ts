@@ -152,6 +152,7 @@ const seriesName = (mode: string, provider: string) => (provider === '-' ? mode 
 function modeLabel(mode: ModeName, fullLabel: string | undefined): string {
   if (mode === 'full') return `full (${fullLabel ?? '?'}, issue defaults)`;
   if (mode === 'archival') return 'full (archival profile)';
+  if (mode === 'bm25') return 'bm25 (plain FTS5, porter, stop list)';
   return mode === 'fusion' ? 'fusion (50/50 min-max)' : mode;
 }
 
@@ -210,6 +211,14 @@ function comparisonRows(rows: readonly RecallRow[]): BenchRow[] {
   }
   for (const r of all.filter((x) => x.mode === 'full' || x.mode === 'archival')) {
     out.push(row(`${seriesName(r.mode, r.provider)} recall@10 vs goal`, r.recall.at10, goalAt10, 'recall', 1));
+  }
+  // Every mode beside plain BM25 over the same texts and questions, in this run; full and archival per category too (target: at least BM25's).
+  for (const r of rows.filter((x) => x.mode !== 'bm25')) {
+    const bm25 = rows.find((x) => x.mode === 'bm25' && x.category === r.category);
+    if (!bm25 || (r.category !== 0 && r.mode !== 'full' && r.mode !== 'archival')) continue;
+    const what = r.category === 0 ? 'all' : `category ${r.category}`;
+    const target = r.mode === 'full' || r.mode === 'archival' ? 1 : undefined;
+    out.push(row(`${seriesName(r.mode, r.provider)} recall@10 vs plain BM25 (same run, ${what})`, r.recall.at10, bm25.recall.at10, 'recall', target));
   }
   return out;
 }

@@ -81,7 +81,7 @@ const mean = (values: readonly number[]): number => (values.length === 0 ? Numbe
 const share = (part: number, whole: number): number => (whole === 0 ? Number.NaN : part / whole);
 const countBucket = (n: number): '1' | '2' | '3+' => (n <= 1 ? '1' : n === 2 ? '2' : '3+');
 
-export const modeOrder: readonly ModeName[] = ['keyword', 'vector', 'fusion', 'full', 'archival'];
+export const modeOrder: readonly ModeName[] = ['bm25', 'keyword', 'vector', 'fusion', 'full', 'archival'];
 
 /** Every (mode, provider) pair present, keyword first. */
 export function series(outcomes: readonly QuestionOutcome[]): { mode: ModeName; provider: ProviderName | '-' }[] {

@@ -87,7 +87,7 @@ export async function ingestTurns(
 const textOf = (engine: MemoryEngine, memoryId: string): string => engine.indexes.documents.get(memoryId)?.text ?? '';
 
 /** The ids with their memory texts, read in one query. */
-function withTexts(engine: MemoryEngine, ids: readonly string[]): RankedMemory[] {
+export function withTexts(engine: MemoryEngine, ids: readonly string[]): RankedMemory[] {
   const docs = engine.indexes.documents.getMany(ids);
   return ids.map((memoryId) => ({ memoryId, text: docs.get(memoryId)?.text ?? '' }));
 }

@@ -14,6 +14,7 @@ import { tokenize } from '../../../src/projections/text/tokenizer.js';
 import { isLiveAtom } from '../../../src/queries/recall/atom-policy.js';
 import type { Conversation, Question, Turn } from './dataset.js';
 import { ingestPipeline, type PipelineFigure } from './ingest-pipeline.js';
+import { plainBm25 } from '../plain-bm25.js';
 import {
   archivalRecall,
   benchEnvironment,
@@ -25,6 +26,7 @@ import {
   ingestTurns,
   keywordSearch,
   sourceTurnIds,
+  withTexts,
   vectorSearch,
   type ClockMode,
   type RankedMemory,
@@ -45,7 +47,7 @@ export const providerNames: readonly ProviderName[] = ['hash', 'use-lite'];
 /** How a conversation becomes memories. */
 export type IngestMode = 'turns' | 'pipeline';
 export const ingestModes: readonly IngestMode[] = ['turns', 'pipeline'];
-export type ModeName = 'keyword' | 'vector' | 'fusion' | 'full' | 'archival';
+export type ModeName = 'bm25' | 'keyword' | 'vector' | 'fusion' | 'full' | 'archival';
 
 export interface Recalls {
   readonly at1: number;
@@ -346,10 +348,16 @@ export async function runConversation(conversation: Conversation, options: RunOp
         timing.newQuestion();
       };
       const ask = async (mode: ModeName, r: Retriever) => {
-        outcomes.push(...(await askAll(opened, conversation, mode, mode === 'keyword' ? '-' : name, r, newQuestion)));
+        outcomes.push(...(await askAll(opened, conversation, mode, mode === 'keyword' || mode === 'bm25' ? '-' : name, r, newQuestion)));
       };
       // Keyword search touches no provider: once, on the first provider's engine.
-      if (n === 0) await ask('keyword', plain((q, k) => keywordSearch(opened, q, k)));
+      if (n === 0) {
+        // The honest baseline: plain FTS5 BM25 over exactly the texts this engine indexed (issue 16).
+        const baseline = plainBm25(opened.indexes.documents.list({ status: 'active', limit: null }).map((d) => ({ id: d.memoryId, text: d.text })));
+        await ask('bm25', plain((q, k) => withTexts(opened, baseline.search(q, k).map((h) => h.id))));
+        baseline.close();
+        await ask('keyword', plain((q, k) => keywordSearch(opened, q, k)));
+      }
       await ask('vector', plain((q, k) => vectorSearch(opened, q, k)));
       await ask('fusion', { retrieve: async (q, k) => ({ memories: await fusionRecall(opened, q, k), injected: null }), prefixStable: false, maxK: null });
       fullLabels[name] = fullRecallLabel(opened);

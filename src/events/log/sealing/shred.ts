@@ -2,7 +2,8 @@ import type { ErasureCounts } from '../../erasure.js';
 import type { SqliteDatabase } from '../sqlite-database.js';
 import type { SubjectRef } from './keystore.js';
 
-const countsByType: Readonly<Record<string, keyof ErasureCounts>> = {
+/** Which count of a SubjectErased each sealed event type adds to. */
+export const countsByType: Readonly<Record<string, keyof ErasureCounts>> = {
   MemoryWritten: 'memories',
   MemoryUpdated: 'memoryUpdates',
   AtomExtracted: 'atoms',

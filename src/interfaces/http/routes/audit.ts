@@ -7,7 +7,7 @@ import type { App, DoorContext } from '../context.js';
 import { errorResponses, notFound } from '../errors.js';
 import { objectSchema, positionParam, toPosition } from '../wire.js';
 
-const pointer = z.string().min(1).max(100).describe('A log position or an ISO-8601 time with a zone');
+export const pointer = z.string().min(1).max(100).describe('A log position or an ISO-8601 time with a zone');
 
 /** The audit trail, the log, session replay, time travel and diff: what a dashboard's history views read. */
 export function auditRoutes(app: App, { engine }: DoorContext): void {

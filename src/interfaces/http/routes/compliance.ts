@@ -8,7 +8,7 @@ import type { App, DoorContext } from '../context.js';
 import { errorResponses, notFound } from '../errors.js';
 import { jobSchema, objectSchema } from '../wire.js';
 
-const subjectBody = z
+export const subjectBody = z
   .object({
     user: idSchema.optional(),
     session: idSchema.optional(),

@@ -18,6 +18,10 @@ const listQuery = z
     sessionId: idSchema.optional(),
     personaId: idSchema.optional(),
     text: z.string().min(1).max(500).optional().describe('Memories whose text contains this'),
+    minImportance: z.coerce.number().min(0).max(1).optional(),
+    maxImportance: z.coerce.number().min(0).max(1).optional(),
+    createdFrom: z.iso.datetime({ offset: true }).or(z.iso.date()).optional().describe('Created at or after this time (a date means its start, UTC)'),
+    createdTo: z.iso.datetime({ offset: true }).or(z.iso.date()).optional().describe('Created before this time (a date means the end of that day, UTC)'),
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: cursorSchema.optional(),
   })
@@ -54,7 +58,8 @@ export function memoryRoutes(app: App, { engine, config }: DoorContext): void {
       response: { 200: z.object({ items: z.array(memorySchema), total: z.number(), nextCursor: z.string().nullable() }), ...errorResponses },
     },
   }, async (req) => {
-    const { cursor, userId, ...filter } = req.query;
+    const { cursor, userId, createdFrom, createdTo, ...rest } = req.query;
+    const filter = { ...rest, ...timeRange(createdFrom, createdTo) };
     const page = engine.documents.page({ ...filter, ...withUser(ownUser(req.principal, userId)), ...(cursor ? { after: decodeCursor(cursor) } : {}) });
     return { items: page.items, total: page.total, nextCursor: page.next ? encodeCursor(page.next) : null } as never;
   });
@@ -99,3 +104,14 @@ export function memoryRoutes(app: App, { engine, config }: DoorContext): void {
 }
 
 const withUser = (userId: string | null | undefined) => (userId ? { userId } : {});
+
+/** Dates as UTC day bounds (`to` includes its whole day); times as given, normalised to UTC like createdAt. */
+function timeRange(from: string | undefined, to: string | undefined): { createdFrom?: string; createdTo?: string } {
+  const day = (d: string) => /^\d{4}-\d{2}-\d{2}$/.test(d);
+  const iso = (d: string) => new Date(d).toISOString();
+  const end = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString();
+  return {
+    ...(from ? { createdFrom: day(from) ? `${from}T00:00:00.000Z` : iso(from) } : {}),
+    ...(to ? { createdTo: day(to) ? end(to) : iso(to) } : {}),
+  };
+}
