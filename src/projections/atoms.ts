@@ -86,6 +86,16 @@ function eraseAtom(tx: ProjectionTx, atomId: string): void {
   tx.run(`UPDATE {memory_atoms} SET status = 'erased', content = '', content_key = '', entities = '[]', fts_rowid = NULL WHERE atom_id = ?`, atomId);
 }
 
+/** A replay leaves an erased atom as the tombstone of its last extraction: nothing after it changes it. */
+function eraseExtracted(tx: ProjectionTx, erased: readonly RecordedEvent[]): void {
+  const last = new Map<string, RecordedEvent<Extracted>>();
+  for (const e of erased) if (e.type === 'AtomExtracted') last.set(e.data.atomId, e);
+  for (const e of last.values()) {
+    insertAtom(tx, e);
+    eraseAtom(tx, e.data.atomId);
+  }
+}
+
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'AtomExtracted':
@@ -166,4 +176,5 @@ export const atomsProjection: Projection = {
   apply(batch, tx) {
     for (const event of batch) applyOne(tx, event);
   },
+  eraseInPlace: (erased, tx) => eraseExtracted(tx, erased),
 };
