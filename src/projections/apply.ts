@@ -64,6 +64,13 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
   const eraseInPlace = db.transaction((erased: readonly RecordedEvent[]): boolean => {
     if (!pending([]) || !projection.eraseInPlace) return false;
     projection.eraseInPlace(erased, tx);
+    // A deleted or changed FTS5 row leaves its old tokens in the index segments until they merge
+    // (a replay drops the table instead): merged now, so no token of the subject stays in the file.
+    for (const { name } of projection.tables) {
+      const table = tx.table(name);
+      const sql = db.prepare<[string], { sql: string | null }>('SELECT sql FROM sqlite_master WHERE name = ?').get(table)?.sql ?? '';
+      if (/using fts5/i.test(sql)) db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+    }
     return true;
   });
   // A plain function, not better-sqlite3's Transaction type, so the emitted .d.ts stays portable.

@@ -59,10 +59,7 @@ function removeMemory(tx: ProjectionTx, memoryId: string, touched: Touched): voi
   tx.run('DELETE FROM {graph_edges} WHERE source_memory = ?', memoryId);
 }
 
-/**
- * An entry's FTS rowid from its event's position and its place in the event: the same in every
- * replay, whatever was removed before it (an erasure in place must leave what a replay leaves).
- */
+// An entry's FTS rowid from its event's position and place: the same in every replay, whatever an erasure removed.
 const entryRowid = (position: bigint, index: number): number => {
   if (index >= 65_536) throw new Error(`GraphEntriesLinked at ${position} has more than 65536 entries`);
   return Number(position) * 65_536 + index;

@@ -22,14 +22,19 @@ export async function erasedEvents(deps: ErasureDeps, erasureId: string): Promis
   const erasure = (await deps.log.readStream(streams.erasures)).find((e) => e.type === 'SubjectErased' && e.data.erasureId === erasureId);
   if (erasure?.type !== 'SubjectErased') throw new Error(`erasure ${erasureId} has no SubjectErased to apply`);
   if (erasure.data.keyIds.length === 0) return [];
+  // Only what this erasure made unreadable: an event another destroyed key sealed too read as
+  // erased already, and the read models took that in place then (or replayed it).
+  const keys = JSON.stringify(erasure.data.keyIds);
   const rows = deps.db
-    .prepare<[string], { p: number }>(
+    .prepare<[string, string], { p: number }>(
       `SELECT global_position AS p FROM events
        WHERE json_type(data, '$."$sealed".k') = 'array'
          AND EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') WHERE value IN (SELECT value FROM json_each(?)))
+         AND NOT EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') k
+                         WHERE k.value NOT IN (SELECT value FROM json_each(?)) AND k.value NOT IN (SELECT key_id FROM subject_keys))
        ORDER BY global_position`,
     )
-    .all(JSON.stringify(erasure.data.keyIds));
+    .all(keys, keys);
   const out: RecordedEvent[] = [];
   for (const [from, to] of runsOf(rows.map((r) => r.p))) {
     out.push(...(await deps.log.readAll({ from: BigInt(from), to: BigInt(to), limit: to - from + 1 })));
