@@ -98,7 +98,15 @@ describe('erasure in place (ADR 32)', () => {
           temp.remove();
         }
       }),
-      { numRuns: 25 },
+      {
+        numRuns: 25,
+        // Found by the property: a memory updated after one erasure, then erased again by another subject of it.
+        examples: [[[
+          [{ kind: 'write', user: 'u0', session: 's1', persona: 'p0', text: 'tea', fact: 'tea' }, { kind: 'erase', subject: 'user', pick: 0 }, { kind: 'update', pick: 0, text: 'tea' }],
+          { kind: 'erase', subject: 'session', pick: 1 },
+          [],
+        ]]],
+      },
     );
   }, 600_000);
 });
