@@ -18,6 +18,7 @@ import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
 import { createTransfer } from './transfer.js';
+import { createBatchWriter, type WriteBatchOptions } from './write-batch.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { DomainError } from '../commands/errors.js';
@@ -104,6 +105,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
     beforeImport: async () => void (await backups.take('before-import')),
   });
+  const writeMemories = createBatchWriter({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate() });
   const outputs = createOutputs(config);
   const maintenance = createMaintenance({
     db, log, indexes, provider, cache,
@@ -189,6 +191,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     documents: indexes.documents,
     maintenance,
     provider,
+    /** Many new memories in batches: one append and one catch-up per batch, progress after each; the log writeMemory one by one would make. */
+    writeMemories: (inputs: readonly WriteMemoryInput[], ctx: CallContext = {}, options: WriteBatchOptions = {}) => writeMemories(inputs, ctx, options),
     writeMemory: (input: WriteMemoryInput, ctx: CallContext = {}) =>
       run('WriteMemory', typeof input === 'object' && input !== null && !('memoryId' in input) ? { memoryId: env.newId(), ...input } : input, ctx),
     updateMemory: (memoryId: string, changes: MemoryChangesInput, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),

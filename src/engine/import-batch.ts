@@ -5,7 +5,7 @@ import type { DomainEvent } from '../events/catalog.js';
 import type { StreamAppend } from '../events/log/event-log.js';
 import { streams } from '../events/streams.js';
 import { atomKey } from '../extraction/atoms.js';
-import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/index.js';
+import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { AtomQueries, MemoryAtom } from '../queries/atoms.js';
 import { deriveEvents } from './derive.js';
 import { embedMemory, embeddingFailedEvents } from './write-path.js';
@@ -60,28 +60,40 @@ function batchAtoms(store: AtomLookup) {
   return { lookup, record };
 }
 
+/** The memory texts and their graph entries' texts, as the write path embeds them. */
+const embeddedTexts = (data: WriteMemoryData, derived: readonly DerivedEvent[]): string[] => [
+  data.text,
+  ...derived.flatMap((e) => (e.type === 'GraphEntriesLinked' ? e.data.entries.map((entry) => entry.text) : [])),
+];
+
 /**
- * Every event of an import's memories, per memory stream, decided before anything is appended:
- * MemoryWritten with its derived graph links and atoms (as WriteMemory would), an embedding
- * failure when the provider failed (as WriteMemory records it), then MemoryArchived when the row
- * was archived. The caller appends them all, with the import's own events, in one append.
+ * Every event of a batch of new memories (an import's, or `writeMemories`'), per memory stream,
+ * decided before anything is appended: MemoryWritten with its derived graph links and atoms (as
+ * WriteMemory would), an embedding failure when the provider failed (as WriteMemory records it),
+ * then MemoryArchived when the row was archived. The caller appends them all in one append.
+ * `memories` is read lazily, one at a time, so ids it makes come in the order one-by-one writes make them.
+ * Embeddings: one provider call for the whole batch; only when it fails, memory by memory, to record which.
  */
-export async function importStreams(memories: readonly ImportedMemory[], deps: BatchDeps): Promise<StreamAppend[]> {
+export async function importStreams(memories: Iterable<ImportedMemory>, deps: BatchDeps): Promise<StreamAppend[]> {
   const atoms = batchAtoms(deps.atoms);
-  const appends: StreamAppend[] = [];
+  const decided: { data: WriteMemoryData; meta: CommandMetadata; derived: DerivedEvent[]; events: DomainEvent[]; archive: DomainEvent[] }[] = [];
   for (const { data, archived } of memories) {
     const meta = deps.metadata();
     const derived = deriveEvents(data, meta.now, deps.newId, atoms.lookup);
     atoms.record(derived, meta.now);
     const bodies: EventBody[] = [{ type: 'MemoryWritten', schemaVersion: 2, data }, ...derived];
-    const events: DomainEvent[] = stampEvents(bodies, meta);
-    const embeddingError = await embedMemory(deps.provider, deps.cache, data.text, derived);
+    const body = { type: 'MemoryArchived' as const, schemaVersion: 1 as const, data: { memoryId: data.memoryId, reason: 'imported as archived' } };
+    decided.push({ data, meta, derived, events: stampEvents(bodies, meta), archive: archived ? stampEvents([body], deps.metadata()) : [] });
+  }
+  const batchEmbedded = await embedWithCache(deps.provider, deps.cache, decided.flatMap((d) => embeddedTexts(d.data, d.derived))).then(
+    () => true,
+    () => false,
+  );
+  const appends: StreamAppend[] = [];
+  for (const { data, meta, derived, events, archive } of decided) {
+    const embeddingError = batchEmbedded ? undefined : await embedMemory(deps.provider, deps.cache, data.text, derived);
     if (embeddingError) events.push(...embeddingFailedEvents(deps.provider, data.memoryId, embeddingError, meta));
-    if (archived) {
-      const body = { type: 'MemoryArchived' as const, schemaVersion: 1 as const, data: { memoryId: data.memoryId, reason: 'imported as archived' } };
-      events.push(...stampEvents([body], deps.metadata()));
-    }
-    appends.push({ streamId: streams.memory(data.memoryId), events, expectedRevision: 'no_stream' });
+    appends.push({ streamId: streams.memory(data.memoryId), events: [...events, ...archive], expectedRevision: 'no_stream' });
   }
   return appends;
 }

@@ -61,6 +61,18 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
   const markFailed = db.transaction((position: bigint, error: string) => {
     if (pending([])) store.markFailed(gen, position, error);
   });
+  const eraseInPlace = db.transaction((erased: readonly RecordedEvent[]): boolean => {
+    if (!pending([]) || !projection.eraseInPlace) return false;
+    projection.eraseInPlace(erased, tx);
+    // A deleted or changed FTS5 row leaves its old tokens in the index segments until they merge
+    // (a replay drops the table instead): merged now, so no token of the subject stays in the file.
+    for (const { name } of projection.tables) {
+      const table = tx.table(name);
+      const sql = db.prepare<[string], { sql: string | null }>('SELECT sql FROM sqlite_master WHERE name = ?').get(table)?.sql ?? '';
+      if (/using fts5/i.test(sql)) db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+    }
+    return true;
+  });
   // A plain function, not better-sqlite3's Transaction type, so the emitted .d.ts stays portable.
   const init = db.transaction(() => projection.init(tx));
   return {
@@ -75,6 +87,8 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
           return applyUpToFailure.immediate(page);
         }
       }),
+    /** Applies an erasure to the rows in place; false when the generation takes no writes or the projection cannot. */
+    eraseInPlace: (erased: readonly RecordedEvent[]): boolean => withoutFsync(db, () => eraseInPlace.immediate(erased)),
     /** Marks the generation failed at an event it could not even read (a corrupt event in the log). */
     fail: (position: bigint, error: string): void => markFailed.immediate(position, error),
     failure: () => store.failure(gen.name, gen.generation) ?? null,

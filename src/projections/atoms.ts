@@ -114,6 +114,16 @@ function changeState(tx: ProjectionTx, e: RecordedEvent<EventOf<'AtomStateChange
   );
 }
 
+/** A replay leaves an erased atom as the tombstone of its last extraction: nothing after it changes it. */
+function eraseExtracted(tx: ProjectionTx, erased: readonly RecordedEvent[]): void {
+  const last = new Map<string, RecordedEvent<Extracted>>();
+  for (const e of erased) if (e.type === 'AtomExtracted') last.set(e.data.atomId, e);
+  for (const e of last.values()) {
+    insertAtom(tx, e);
+    eraseAtom(tx, e.data.atomId);
+  }
+}
+
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'AtomExtracted':
@@ -190,4 +200,5 @@ export const atomsProjection: Projection = {
   apply(batch, tx) {
     for (const event of batch) applyOne(tx, event);
   },
+  eraseInPlace: (erased, tx) => eraseExtracted(tx, erased),
 };

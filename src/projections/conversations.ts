@@ -120,6 +120,14 @@ export const conversationsProjection: Projection = {
   apply(batch, tx) {
     for (const event of batch) applyOne(tx, event);
   },
+  // An erased message reads as erased in a replay; a later recording at its index replaced it, so only its own row changes.
+  eraseInPlace(erased, tx) {
+    for (const e of erased) {
+      if (e.type !== 'MessageRecorded') continue;
+      const d = e.data;
+      tx.run('UPDATE {conversation_messages} SET content = ?, sender_name = ? WHERE session_id = ? AND idx = ? AND message_id = ?', d.content, d.senderName, d.sessionId, d.index, d.messageId);
+    }
+  },
 };
 
 /** Each session's revision: how many rollbacks and resets it went through. */
@@ -139,5 +147,6 @@ export const conversationRevisionsProjection: Projection = {
         e.data.sessionId, e.data.sessionRevision,
       );
     }
-  },
+  },  // Counts only: an erasure changes nothing here.
+  eraseInPlace: () => undefined,
 };

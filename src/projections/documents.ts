@@ -1,5 +1,6 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
+import { erasedText } from '../events/log/sealing/specs.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
 /** What `documents.metadata` holds, in a fixed key order so replays produce the same bytes. */
@@ -127,6 +128,18 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   }
 }
 
+/**
+ * In place, what a replay makes of an erased memory: status erased, labels erased, the text erased
+ * unless a forget emptied it (the last word on the text then was the forget's, in either replay).
+ */
+function eraseMemory(tx: ProjectionTx, memoryId: string): void {
+  const row = tx.get<{ text: string; metadata: string }>('SELECT text, metadata FROM {documents} WHERE memory_id = ?', memoryId);
+  if (!row) return;
+  const meta = JSON.parse(row.metadata) as DocumentMetadata;
+  const next: DocumentMetadata = { ...meta, status: 'erased', topics: [], keyFacts: [], participants: [], sentiment: null };
+  tx.run('UPDATE {documents} SET text = ?, metadata = ? WHERE memory_id = ?', row.text === '' ? '' : erasedText, JSON.stringify(next), memoryId);
+}
+
 /** Memory text and metadata: the table every other read model and query starts from. */
 export const documentsProjection: Projection = {
   name: 'documents',
@@ -162,5 +175,8 @@ export const documentsProjection: Projection = {
   },
   apply(batch, tx) {
     for (const event of batch) applyOne(tx, event);
+  },
+  eraseInPlace(erased, tx) {
+    for (const e of erased) if (e.type === 'MemoryWritten') eraseMemory(tx, e.data.memoryId);
   },
 };

@@ -99,4 +99,8 @@ export const ftsProjection: Projection = {
   apply(batch, tx) {
     for (const event of batch) applyOne(tx, event);
   },
+  // A replay indexes no erased memory.
+  eraseInPlace(erased, tx) {
+    for (const e of erased) if (e.type === 'MemoryWritten' || e.type === 'MemoryUpdated') forgotten(tx, e.data.memoryId);
+  },
 };

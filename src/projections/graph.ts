@@ -59,7 +59,13 @@ function removeMemory(tx: ProjectionTx, memoryId: string, touched: Touched): voi
   tx.run('DELETE FROM {graph_edges} WHERE source_memory = ?', memoryId);
 }
 
-function link(tx: ProjectionTx, e: Linked, touched: Touched): void {
+// An entry's FTS rowid from its event's position and place: the same in every replay, whatever an erasure removed.
+const entryRowid = (position: bigint, index: number): number => {
+  if (index >= 65_536) throw new Error(`GraphEntriesLinked at ${position} has more than 65536 entries`);
+  return Number(position) * 65_536 + index;
+};
+
+function link(tx: ProjectionTx, e: RecordedEvent<Linked>, touched: Touched): void {
   const d = e.data;
   // A re-extraction (after an update) replaces what the memory linked before.
   removeMemory(tx, d.memoryId, touched);
@@ -83,10 +89,10 @@ function link(tx: ProjectionTx, e: Linked, touched: Touched): void {
     touchEdge(touched, edge, edge.weight, linked.has(key) ? 0 : 1);
     linked.add(key);
   }
-  for (const entry of d.entries) {
+  for (const [index, entry] of d.entries.entries()) {
     // An entry id is the memory's own (`<memoryId>#n`); should another memory reuse one, the later wins.
     removeEntry(tx, entry.entryId, touched);
-    const rowid = tx.get<{ n: number }>('SELECT coalesce(max(fts_rowid), 0) + 1 AS n FROM {graph_entries}')?.n ?? 1;
+    const rowid = entryRowid(e.globalPosition, index);
     tx.run(
       'INSERT INTO {graph_entries} (entry_id, memory_id, text, session_id, persona_id, fts_rowid) VALUES (?, ?, ?, ?, ?, ?)',
       entry.entryId,
@@ -156,7 +162,8 @@ export type GraphTable = (typeof graphTables)[number];
 export const graphProjection: Projection = {
   name: 'graph',
   // 4: graph_adjacency, each node's neighbours by merged weight, so recall reads the strongest without a sort.
-  version: 4,
+  // 5: entry FTS rowids from event positions.
+  version: 5,
   tables: [
     { name: 'graph_nodes', key: 'node_key' },
     { name: 'graph_edges', key: 'source_node, target_node, relation, source_memory' },
@@ -230,5 +237,11 @@ export const graphProjection: Projection = {
   },
   apply(batch, tx) {
     for (const event of batch) applyOne(tx, event);
+  },
+  // A replay links nothing for an erased memory (its entries, nodes and edges read as []).
+  eraseInPlace(erased, tx) {
+    const touched: Touched = { nodes: new Set(), edges: new Map() };
+    for (const e of erased) if (e.type === 'GraphEntriesLinked') removeMemory(tx, e.data.memoryId, touched);
+    settle(tx, touched);
   },
 };

@@ -118,4 +118,6 @@ export const memoryEventsProjection: Projection = {
   apply(batch, tx) {
     for (const event of batch) indexEvent(tx, event);
   },
+  // Positions and ids only, all in clear: an erasure changes nothing here.
+  eraseInPlace: () => undefined,
 };

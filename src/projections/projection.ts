@@ -29,4 +29,10 @@ export interface Projection {
   init(tx: ProjectionTx): void;
   /** Applies events in position order; runs inside the transaction that also moves the checkpoint. */
   apply(batch: readonly RecordedEvent[], tx: ProjectionTx): void;
+  /**
+   * An erasure applied in place (ADR 32): `erased` are the events the destroyed keys sealed, as they
+   * read now (content erased), in position order; the rows they made become what a replay of the
+   * log would make of them. Without it, an erasure replays the projection whole.
+   */
+  eraseInPlace?(erased: readonly RecordedEvent[], tx: ProjectionTx): void;
 }

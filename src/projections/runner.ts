@@ -1,6 +1,6 @@
 // Deep imports: the package root loads every operator (about 100 ms of every CLI start).
 import type { Subscription } from 'rxjs';
-import type { EventLog } from '../events/log/event-log.js';
+import type { EventLog, RecordedEvent } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
@@ -148,8 +148,24 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     return run.finally(() => names.forEach((name) => rebuilding.delete(name)));
   };
 
+  /**
+   * Applies an erasure in place to every live generation (after a catch-up); returns the names
+   * that cannot take it (no in-place erasure, a failed generation, a shadow a rebuild left that may
+   * hold the plaintext): those need a fresh rebuild.
+   */
+  const eraseInPlace = (erased: readonly RecordedEvent[]): Promise<string[]> =>
+    serialized(async () => {
+      await drainMany(projections.map(liveWriter));
+      const stale: string[] = [];
+      for (const p of projections) {
+        if (store.building(p.name) || !liveWriter(p).eraseInPlace(erased)) stale.push(p.name);
+      }
+      return stale;
+    });
+
   return {
     catchUp,
+    eraseInPlace,
     rebuild,
     rebuildAll,
     /** Goes live: every append wakes a catch-up of all projections. */

@@ -42,4 +42,10 @@ export const sourcesProjection: Projection = {
       }
     }
   },
+  // The erased sources read as []; a forgotten memory has no row to change.
+  eraseInPlace(erased, tx) {
+    for (const e of erased) {
+      if (e.type === 'MemoryWritten') tx.run('UPDATE {memory_sources} SET sources = ? WHERE memory_id = ?', JSON.stringify(e.data.sources), e.data.memoryId);
+    }
+  },
 };

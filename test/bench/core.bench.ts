@@ -160,7 +160,7 @@ async function oursBatched(path: string, batches: readonly (readonly Written[])[
   return rates(count, timing);
 }
 
-async function rawBatched(path: string, batches: readonly (readonly Written[])[], count: number): Promise<Rates> {
+export async function rawBatched(path: string, batches: readonly (readonly Written[])[], count: number): Promise<Rates> {
   const db = openDatabase(path);
   createLogSchema(db);
   const insert = db.prepare(insertEventSql);

@@ -120,7 +120,8 @@ export function memoryInput(i: number, seed = 1): MemoryInput {
     importance: Math.round(r.next() * 100) / 100,
     sessionId: `session-${i % 400}`,
     personaId: `persona-${i % 3}`,
-    userId: `user-${i % 17}`,
+    // A hundred users: the erasure benchmark erases one of them.
+    userId: `user-${i % 100}`,
     topics,
     keyFacts,
     participants,

@@ -7,7 +7,7 @@ import { stampEvents } from '../../src/commands/decider.js';
 import { memoryCommandSchemas, type MemoryCommand } from '../../src/commands/memory/commands.js';
 import { memoryDecider } from '../../src/commands/memory/decider.js';
 import { deriveEvents } from '../../src/engine/derive.js';
-import type { DomainEvent, EventData } from '../../src/events/catalog.js';
+import type { DomainEvent, EventData, EventOf } from '../../src/events/catalog.js';
 import { atomKey } from '../../src/projections/atoms.js';
 import type { AtomQueries, MemoryAtom } from '../../src/queries/atoms.js';
 import { memoryInput, type MemoryInput } from './corpus.js';
@@ -57,6 +57,16 @@ export function derivedAtoms() {
     }
   };
   return { queries, record };
+}
+
+/** The MemoryWritten event alone of a write, as a raw baseline stores it (no derived events). */
+export function writtenEvent(memoryId: string, input: MemoryInput, at: number): EventOf<'MemoryWritten'> {
+  const data = memoryCommandSchemas.WriteMemory.parse({ memoryId, ...input }) as EventData<'MemoryWritten'>;
+  const [event] = stampEvents<EventOf<'MemoryWritten'>>([{ type: 'MemoryWritten', schemaVersion: 2, data }], {
+    commandId: `cmd-${memoryId}`, now: new Date(at).toISOString(), actor: 'bench',
+  });
+  if (!event) throw new Error('stampEvents returned nothing');
+  return event;
 }
 
 /** Everything one WriteMemory appends to the memory's stream, as the write path decides it. */

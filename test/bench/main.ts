@@ -5,12 +5,13 @@
  *
  *   node dist/test/bench/main.js [--json] [--reps=N] [--single=N] [--events=N]   (core)
  *                                [--writes=N] [--memories=N] [--queries=N]        (projections)
+ *                                [--imports=N]                                     (projections: scale rows)
  *                                [--esdb-memories=N]                              (EventStoreDB, ADR 27)
  *                                [--tick-memories=N] [--consolidation-memories=N] (lifecycle, ADR 29)
  *
  * --memories=N sets the size of the rebuilt log and of the searched indexes (default 100,000), the
  * figure that decides how long the run takes; --writes=N the memories written through the engine
- * (default 2,000).
+ * (default 2,000); --imports=N the memories of the import row (default 2,000, at most 10,000).
  */
 import { cpus, loadavg } from 'node:os';
 import { runCoreBench } from './core.bench.js';

@@ -3,7 +3,7 @@
  * searches, each beside raw better-sqlite3 or raw faiss-node doing the core of the same work in the
  * same run, on real files with the same pragmas (openDatabase).
  *
- *   node dist/test/bench/projections.bench.js [--json] [--writes=N] [--memories=N] [--queries=N]
+ *   node dist/test/bench/projections.bench.js [--json] [--writes=N] [--memories=N] [--queries=N] [--imports=N]
  *
  * 1. writes: `engine.writeMemory` (hash embeddings, default config, maintenance off) for --writes
  *    memories (default 2,000) vs the same number of MemoryWritten rows inserted one per transaction.
@@ -21,12 +21,14 @@
  *    query by query, so the machine's other load falls on both alike.
  * 4. recall: p50/p95 latency of `engine.recall` on the store of 2 and on a second one of 10,000
  *    memories, global and session scope, beside raw FTS5 + raw FAISS (see recall.bench.ts).
+ * 5-7. scale (issue 17, scale.bench.ts): import of --imports memories (default 2,000) vs raw batched
+ *    inserts; the event loop's longest pause during a full rebuild under recall load; the erasure of
+ *    one user of the corpus's 100 on the store of 2 vs its full rebuild measured in 2.
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { stampEvents } from '../../src/commands/decider.js';
-import { memoryCommandSchemas } from '../../src/commands/memory/commands.js';
 import {
   canonicalJson,
   createEmbeddingCache,
@@ -36,7 +38,7 @@ import {
   type EmbeddingProvider,
 } from '../../src/providers/embeddings/index.js';
 import { engineProjections, openIndexes } from '../../src/engine/indexes.js';
-import type { DomainEvent, EventData, EventOf } from '../../src/events/catalog.js';
+import type { DomainEvent, EventOf } from '../../src/events/catalog.js';
 import { openDatabase, type SqliteDatabase } from '../../src/events/log/sqlite-database.js';
 import { createSqliteEventLog, sqliteLockedHead } from '../../src/events/log/sqlite-event-log.js';
 import { streams } from '../../src/events/streams.js';
@@ -47,13 +49,15 @@ import { createProjectionRunner } from '../../src/projections/runner.js';
 import { toFtsQuery } from '../../src/projections/text/tokenizer.js';
 import { openTestEngine } from '../support/engine.js';
 import { embeddingCacheSecret } from '../../src/engine/embedding-cache.js';
-import { chunks, countRows, documentRow, expectRows, rawDocuments, rawSingle, type DocumentRow } from './core.bench.js';
+import { chunks, countRows, documentRow, expectRows, rawBatched, rawDocuments, rawSingle, type DocumentRow } from './core.bench.js';
 import { memoryInput, searchQueries, type MemoryInput } from './corpus.js';
 import { rawFtsCopy, rawVectorIndex, recallRows } from './recall.bench.js';
 import { cliColdStartRows } from './cli.bench.js';
-import { corpusEvents, derivedAtoms, logStart } from './log-events.js';
+import { importRows, storeRows } from './scale.bench.js';
+import { maxImportEntries } from '../../src/replay/transfer/format.js';
+import { corpusEvents, derivedAtoms, logStart, writtenEvent } from './log-events.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { alternate, benchDir, fileSystemOf, intArg, isEntryPoint, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
+import { alternate, benchDir, fileSystemOf, intArg, machineMeta, isEntryPoint, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
 
 type Written = EventOf<'MemoryWritten'>;
 
@@ -64,6 +68,8 @@ export interface ProjectionsBenchOptions {
   readonly memories?: number;
   /** Queries per search benchmark (default `--queries`, else 300). */
   readonly queries?: number;
+  /** Memories of the import row (default `--imports`, else 2,000; at most the import limit, 10,000). */
+  readonly imports?: number;
 }
 
 /**
@@ -86,11 +92,13 @@ const recallSmallMemories = 10_000;
 // ---------------------------------------------------------------------------------------------
 // 1. Write throughput.
 
-async function engineWrites(dir: string, inputs: readonly MemoryInput[]): Promise<Timing> {
+/** The memories through `writeMemory` one by one, or through `writeMemories` (batches of 256); checks every read model caught up. */
+export async function engineWrites(dir: string, inputs: readonly MemoryInput[], mode: 'single' | 'batched' = 'single'): Promise<Timing> {
   const engine = await openTestEngine(dir);
   try {
     const timing = await timed(async () => {
-      for (const input of inputs) await engine.writeMemory(input);
+      if (mode === 'batched') await engine.writeMemories(inputs);
+      else for (const input of inputs) await engine.writeMemory(input);
     });
     const status = await engine.status();
     const head = status.headPosition;
@@ -290,6 +298,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
   const writes = options.writes ?? intArg('writes', 2_000);
   const memories = options.memories ?? intArg('memories', defaultMemories);
   const queryCount = options.queries ?? intArg('queries', 300);
+  const imports = Math.min(maxImportEntries, options.imports ?? intArg('imports', 2_000));
   const started = process.hrtime.bigint();
   const loadAtStart = loadavg()[0] ?? 0;
   const dir = benchDir('lmem-bench-projections-');
@@ -300,13 +309,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     progress(`projections 1. writeMemory, ${writes} memories (after a warm-up of 100)`);
     const writeInputs = Array.from({ length: writes }, (_, i) => memoryInput(i, 2));
     await engineWrites(join(dir.dir, 'engine-warm'), Array.from({ length: 100 }, (_, i) => memoryInput(i, 3)));
-    const writeEvents1 = writeInputs.map((input, i) => {
-      const data = memoryCommandSchemas.WriteMemory.parse({ memoryId: `w-${i}`, ...input }) as EventData<'MemoryWritten'>;
-      const [event] = stampEvents<Written>([{ type: 'MemoryWritten', schemaVersion: 2, data }], {
-        commandId: `cmd-w-${i}`, now: new Date(logStart + i * 1000).toISOString(), actor: 'bench',
-      });
-      return event as Written;
-    });
+    const writeEvents1 = writeInputs.map((input, i) => writtenEvent(`w-${i}`, input, logStart + i * 1000));
     const raw1 = await rawSingle(dir.file('writes-raw'), writeEvents1);
     const ours1 = await engineWrites(join(dir.dir, 'engine'), writeInputs);
     const ours1Rates = rates(writes, ours1);
@@ -318,6 +321,14 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
           'raw inserts one prepared MemoryWritten row per transaction',
       }),
       row(`cpu: writeMemory vs raw MemoryWritten inserts (N=${writes})`, ours1Rates.cpu, raw1.cpu, 'memories/cpu-s'),
+    );
+    const rawBatch = await rawBatched(dir.file('writes-raw-batched'), chunks(writeEvents1, 1_000), writes);
+    const oursBatch = rates(writes, await engineWrites(join(dir.dir, 'engine-batched'), writeInputs, 'batched'));
+    rows.push(
+      row(`writeMemories (batches of 256) vs raw batched MemoryWritten inserts (N=${writes})`, oursBatch.wall, rawBatch.wall, 'memories/s', undefined, {
+        note: 'ours = engine.writeMemories: per batch of 256 the same derivation, one embedding call, one atomic append, one catch-up; raw = the same MemoryWritten rows a thousand per transaction',
+      }),
+      row(`cpu: writeMemories vs raw batched MemoryWritten inserts (N=${writes})`, oursBatch.cpu, rawBatch.cpu, 'memories/cpu-s'),
     );
     meta.writes = writes;
 
@@ -396,7 +407,7 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     const vectorsCpu = vectorTiming.cpu + graphVectorTiming.cpu;
     rows.push(
       row(`full rebuild, all ${perProjection.length} projections one at a time (M=${memories}, ${events} events)`, events / total.wall, rawEventsPerSecond, 'events/s', undefined, { note: rebuildNote }),
-      row(`full rebuild, the ${sqliteNames.length} SQLite ones in one replay (rebuildAll) + 2 vector indexes`, events / (togetherTiming.wall + vectorsWall), rawEventsPerSecond, 'events/s'),
+      row(`full rebuild, the ${sqliteNames.length} SQLite ones in one replay (rebuildAll) + 2 vector indexes`, events / (togetherTiming.wall + vectorsWall), rawEventsPerSecond, 'events/s', 0.2),
       row(`cpu: full rebuild, the ${sqliteNames.length} SQLite ones in one replay + 2 vector indexes`, events / (togetherTiming.cpu + vectorsCpu), events / (memories / rawDocs.cpu), 'events/cpu-s'),
       ...perProjection.map((p) => row(`rebuild ${p.name}`, events / p.timing.wall, rawEventsPerSecond, 'events/s')),
       row(`cpu: full rebuild, all ${perProjection.length} projections one at a time (M=${memories})`, events / total.cpu, events / (memories / rawDocs.cpu), 'events/cpu-s'),
@@ -514,6 +525,11 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     const recallRaw = { fts: rawFts, vectors: rawVectors };
     rows.push(...(await recallRows({ dataDir, memories, queries: recallQueries, provider, raw: recallRaw })));
     rawFts.close();
+    // ---- 5. import; 6. event-loop delay under a rebuild + recall load; 7. erasure of one user (this store, last: it erases)
+    rows.push(...(await importRows(dir.dir, (name) => dir.file(name), imports)));
+    meta.imports = imports;
+    const fullRebuildSeconds = togetherTiming.wall + vectorsWall;
+    rows.push(...(await storeRows({ dataDir, memories, provider, fullRebuildSeconds, meta })));
     const smaller = Math.min(recallSmallMemories, memories);
     if (smaller < memories) {
       progress(`projections 4. building a log of ${smaller} memories for recall (not timed)`);
@@ -521,18 +537,14 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
       (await buildLog(join(smallDir, 'livingmemory.db'), smaller)).db.close();
       rows.push(...(await recallRows({ dataDir: smallDir, memories: smaller, queries: recallQueries, provider, rawPath: dir.file('fts-raw-small'), note: false })));
     }
-    // ---- 5. CLI cold start on the 10k store
+    // ---- 8. CLI cold start on the 10k store
     rows.push(...cliColdStartRows(smaller < memories ? join(dir.dir, 'recall-small') : dataDir, smaller));
     meta.recallQueriesPerScope = recallQueries;
 
     return {
       title: 'LivingMemory projections benchmark (ratio = ours / raw)',
       meta: {
-        node: process.version,
-        cpus: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
-        loadAverage1mAtStart: Math.round(loadAtStart * 100) / 100,
-        loadAverage1mAtEnd: Math.round((loadavg()[0] ?? 0) * 100) / 100,
-        tmpdir: `${dir.dir} (${fileSystemOf(dir.dir)})`,
+        ...machineMeta(dir.dir, loadAtStart),
         embedding: `hash ${provider.fingerprint.dimension ?? '?'}d`,
         ...meta,
         totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -138,4 +138,15 @@ export async function alternate(
     }
   }
   return out;
+}
+
+/** The facts every benchmark report opens with: Node, CPUs, load at start and end, the temporary folder and its file system. */
+export function machineMeta(dir: string, loadAtStart: number): Record<string, string | number> {
+  return {
+    node: process.version,
+    cpus: `${cpus().length} x ${cpus()[0]?.model ?? '?'}`,
+    loadAverage1mAtStart: Math.round(loadAtStart * 100) / 100,
+    loadAverage1mAtEnd: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    tmpdir: `${dir} (${fileSystemOf(dir)})`,
+  };
 }

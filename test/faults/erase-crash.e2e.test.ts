@@ -51,7 +51,7 @@ function expectFinished(dataDir: string): void {
   expect(erasureTrail(dataDir)).toEqual([
     { type: 'ErasureStarted' },
     { type: 'SubjectErased' },
-    { type: 'ErasureStepCompleted', step: 'rebuild-read-models' },
+    { type: 'ErasureStepCompleted', step: 'erase-read-models' },
     { type: 'ErasureStepCompleted', step: 'scrub-store-file' },
     { type: 'ErasureStepCompleted', step: 'shred-managed-backups' },
     { type: 'ErasureFinished' },
@@ -66,7 +66,7 @@ function expectFinished(dataDir: string): void {
 
 // Every boundary of the process: after a step's record, and after a step's work but before its record.
 const pausePoints = [
-  'started', 'destroy-key', 'rebuild-read-models:midway', 'rebuild-read-models:unmarked', 'rebuild-read-models',
+  'started', 'destroy-key', 'erase-read-models:midway', 'erase-read-models:unmarked', 'erase-read-models',
   'scrub-store-file:unmarked', 'scrub-store-file', 'shred-managed-backups:unmarked', 'shred-managed-backups',
 ];
 

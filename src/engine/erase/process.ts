@@ -6,7 +6,7 @@ import { ConcurrencyError } from '../../events/errors.js';
 import type { ExpectedRevision } from '../../events/log/event-log.js';
 import { streams } from '../../events/streams.js';
 import { commandMetadata } from '../system-events.js';
-import { pausePoint, type ErasureDeps, type ErasureRun, type ErasureStep } from './steps.js';
+import { pausePoint, retiredErasureSteps, type ErasureDeps, type ErasureRun, type ErasureStep } from './steps.js';
 
 /** The erasure stream folded by its decider, with the revision it was read at. */
 async function load(deps: ErasureDeps): Promise<{ state: ErasureState; revision: ExpectedRevision }> {
@@ -23,7 +23,7 @@ async function load(deps: ErasureDeps): Promise<{ state: ErasureState; revision:
 const resumeActor = 'system:erasure';
 
 export function createErasureProcess(deps: ErasureDeps, steps: readonly ErasureStep[]) {
-  const byName = new Map(steps.map((s) => [s.name, s]));
+  const byName = new Map([...retiredErasureSteps, ...steps].map((s) => [s.name, s]));
   const handle = (command: Omit<ErasureCommand, 'metadata'>, erasureId: string, actor: string, commandId?: string) =>
     handleCommand(deps.log, erasureDecider, streams.erasures, {
       ...command,

@@ -8,6 +8,7 @@ import type { EmbeddingCache, EmbeddingProvider } from '../../providers/embeddin
 import type { Environment } from '../clock.js';
 import { engineProjections, rebuildVectorIndexes, type Indexes } from '../indexes.js';
 import { commandMetadata } from '../system-events.js';
+import { inPlaceStep } from './in-place.js';
 import { erasedCacheKeys } from './reach.js';
 
 /** What the steps of an erasure work with. */
@@ -101,8 +102,11 @@ const scrubStoreFile: ErasureStep = {
   },
 };
 
-/** The erasure's steps, in order. */
-export const defaultErasureSteps: readonly ErasureStep[] = [destroyKey, rebuildReadModels, scrubStoreFile];
+/** The erasure's steps, in order: the read models take the erasure in place (ADR 32). */
+export const defaultErasureSteps: readonly ErasureStep[] = [destroyKey, inPlaceStep(rebuildReadModels, (point) => pausePoint(point)), scrubStoreFile];
+
+/** Steps no new plan names, kept so an erasure an older build started runs its own plan (ADR 19). */
+export const retiredErasureSteps: readonly ErasureStep[] = [rebuildReadModels];
 
 /**
  * A fault-injection point for the crash tests: when LMEM_TEST_ERASURE_PAUSE names this point,

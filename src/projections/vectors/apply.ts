@@ -105,6 +105,23 @@ function applyChange(gen: VectorGeneration, change: VectorChange, source: Vector
   }
 }
 
+/**
+ * An erasure in place: every owner an erased event drops (or replaces with nothing, its items read
+ * as []) loses its items, as a replay would leave it; nothing else moves.
+ */
+export function eraseVectorsInPlace(gen: VectorGeneration, erased: readonly RecordedEvent[], feed: VectorFeed): number {
+  let dropped = 0;
+  for (const event of erased) {
+    for (const change of feed.changes(event)) {
+      if (change.kind === 'drop' || (change.kind === 'replace' && change.items.length === 0)) {
+        dropped += gen.itemsOf.get(change.owner)?.size ?? 0;
+        drop(gen, change.owner);
+      }
+    }
+  }
+  return dropped;
+}
+
 /** Applies a page in order; an embedding missing from the cache leaves the item pending, never lost. */
 export function applyVectorPage(gen: VectorGeneration, page: readonly RecordedEvent[], source: VectorSource, feed: VectorFeed): void {
   for (const event of page) {

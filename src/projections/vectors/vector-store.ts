@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventLog } from '../../events/log/event-log.js';
+import type { EventLog, RecordedEvent } from '../../events/log/event-log.js';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { createGenerationStore, type Generation } from '../generations.js';
 import { memoryVectorFeed, type VectorFeed } from './feed.js';
-import { applyVectorPage, emptyGeneration, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
+import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
 import { createSetAsideLog } from './set-aside.js';
@@ -208,6 +208,18 @@ export function createVectorStore(options: VectorStoreOptions) {
         },
         rebuildOptions,
       ),
+    /**
+     * An erasure in place (ADR 32), after a catch-up, persisted at once: false when the live index
+     * cannot take it (failed, or a shadow a rebuild left that may hold the vectors): rebuild it fresh.
+     */
+    eraseInPlace: async (erased: readonly RecordedEvent[]): Promise<boolean> => {
+      await catchUp();
+      if (liveFailure() || generations.building(projectionName)) return false;
+      await lock.write(() => eraseVectorsInPlace(live, erased, feed));
+      changed = true;
+      await persist(live);
+      return true;
+    },
     /** Deletes this index's damaged snapshots set aside in its folder; returns their file names. */
     shredSetAsides: (): string[] => setAsides.shred(options.dir, projectionName),
     close: async (): Promise<void> => {

@@ -1,0 +1,106 @@
+import type { z } from 'zod';
+import { createMemoryCommandSchemas } from '../commands/memory/commands.js';
+import type { Limits } from '../events/bounds.js';
+import { parseOrThrow, ValidationError } from '../events/errors.js';
+import type { EventLog, StreamAppend } from '../events/log/event-log.js';
+import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/index.js';
+import type { Environment } from './clock.js';
+import { importStreams, type ImportedMemory } from './import-batch.js';
+import type { Indexes } from './indexes.js';
+import { commandMetadata } from './system-events.js';
+import type { CallContext, WriteReceipt } from './write-path.js';
+
+type WriteMemoryData = z.output<ReturnType<typeof createMemoryCommandSchemas>['WriteMemory']>;
+
+export interface WriteBatchOptions {
+  /** Memories per append (one transaction) and per catch-up of the read models; default 256. */
+  readonly batchSize?: number;
+  /** Called after each batch is appended and every read model has caught up with it. */
+  readonly onProgress?: (progress: { readonly written: number; readonly total: number }) => void;
+}
+
+export interface BatchWriterDeps {
+  readonly log: EventLog;
+  readonly env: Environment;
+  readonly indexes: Pick<Indexes, 'documents' | 'atoms' | 'catchUp'>;
+  readonly provider: EmbeddingProvider;
+  readonly cache: EmbeddingCache;
+  readonly defaultActor: string;
+  readonly limits: Limits;
+  /** Drops what the engine holds in memory from the log (the recall cache) after each append. */
+  readonly invalidate: () => void;
+}
+
+export const defaultWriteBatch = 256;
+/** Stands in for an id the batch makes later, so every input is checked before anything is written. */
+const idToCome = 'to-be-assigned';
+
+/**
+ * `writeMemories`: many WriteMemory commands at the cost of few. Every input is checked first (a
+ * bad one refuses the call and nothing is written); then, batch by batch, the graph links, atoms
+ * and embeddings of the batch are decided together, appended in one atomic append (one
+ * transaction), and the read models catch up once. The log is the one writing them one by one
+ * with `writeMemory` would make: the same events, ids and clock readings in the same order.
+ */
+export function createBatchWriter(deps: BatchWriterDeps) {
+  const schema = createMemoryCommandSchemas(deps.limits).WriteMemory;
+
+  const check = (inputs: readonly unknown[]): WriteMemoryData[] => {
+    const seen = new Set<string>();
+    return inputs.map((input, i) => {
+      const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
+      const given = !isObject || 'memoryId' in input;
+      const data = parseOrThrow(schema, given ? input : { ...input, memoryId: idToCome }, `inputs[${i}]`);
+      if (!given) return data;
+      if (seen.has(data.memoryId) || deps.indexes.documents.get(data.memoryId) !== undefined) {
+        throw new ValidationError(`inputs[${i}].memoryId`, `memory ${data.memoryId} ${seen.has(data.memoryId) ? 'appears twice' : 'already exists'}; nothing was written`);
+      }
+      seen.add(data.memoryId);
+      return data;
+    });
+  };
+
+  const append = async (appends: readonly StreamAppend[]) => {
+    if (deps.log.appendAll) return deps.log.appendAll(appends);
+    // A log that appends one stream at a time (EventStoreDB): each memory is still all or nothing.
+    const results = [];
+    for (const part of appends) results.push(await deps.log.append(part.streamId, part.events, { expectedRevision: part.expectedRevision ?? 'any' }));
+    return results;
+  };
+
+  return async function writeMemories(inputs: readonly unknown[], ctx: CallContext = {}, options: WriteBatchOptions = {}): Promise<WriteReceipt[]> {
+    const checked = check(inputs);
+    const size = options.batchSize ?? defaultWriteBatch;
+    if (!Number.isInteger(size) || size < 1) throw new ValidationError('batchSize', `must be a positive integer, got ${size}`);
+    const actor = ctx.actor ?? deps.defaultActor;
+    const receipts: WriteReceipt[] = [];
+    for (let from = 0; from < checked.length; from += size) {
+      // Read lazily: a memory's id is made just before its command's metadata, as writeMemory makes them.
+      function* batch(): Generator<ImportedMemory> {
+        for (const data of checked.slice(from, from + size)) {
+          yield { data: data.memoryId === idToCome ? { ...data, memoryId: deps.env.newId() } : data, archived: false };
+        }
+      }
+      const appends = await importStreams(batch(), {
+        atoms: deps.indexes.atoms, provider: deps.provider, cache: deps.cache, newId: deps.env.newId,
+        metadata: () => commandMetadata(deps.env, actor, ctx),
+      });
+      try {
+        const results = await append(appends);
+        appends.forEach((part, i) => {
+          const failed = part.events.find((e) => e.type === 'MemoryEmbeddingFailed');
+          const memoryId = part.events[0]?.type === 'MemoryWritten' ? part.events[0].data.memoryId : '';
+          receipts.push({
+            memoryId, position: results[i]?.lastPosition ?? null,
+            ...(failed?.type === 'MemoryEmbeddingFailed' ? { embeddingError: failed.data.error } : {}),
+          });
+        });
+      } finally {
+        deps.invalidate();
+        await deps.indexes.catchUp();
+      }
+      options.onProgress?.({ written: receipts.length, total: checked.length });
+    }
+    return receipts;
+  };
+}
