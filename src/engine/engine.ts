@@ -21,13 +21,12 @@ import { createTransfer } from './transfer.js';
 import { createBatchWriter, type WriteBatchOptions } from './write-batch.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
-import { DomainError } from '../commands/errors.js';
 import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
 import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
-import type { MemoryWriter } from './summarize/task.js';
+import { summarizerMemories } from './summarize/memory-writer.js';
 import { embeddingPrefill } from './embedding-prefill.js';
 import { engineStatus } from './status.js';
 import type { SharedLog } from './shared-log.js';
@@ -116,15 +115,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
         data: { memoryId, fingerprint: fingerprintKey(provider.fingerprint) },
       }, 'stream_exists'),
   });
-  const memories: MemoryWriter & { exists(id: string): boolean } = {
-    write: (input) => run('WriteMemory', input, { actor: 'system:summarizer' }),
-    forget: (memoryId, reason) =>
-      run('ForgetMemory', { memoryId, reason }, { actor: 'system:summarizer' }).catch((error: unknown) => {
-        // A memory a failed write never created has nothing to take back.
-        if (!(error instanceof DomainError && error.code === 'memory_not_found')) throw error;
-      }),
-    exists: (memoryId) => indexes.documents.get(memoryId) !== undefined,
-  };
+  const memories = summarizerMemories(run, indexes.documents);
   const store = createConversationStore(log);
   const llm = options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider;
   const summaries = createSummaryRunner({
