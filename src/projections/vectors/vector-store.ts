@@ -86,7 +86,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   let persisted = { generation: live.generation, checkpoint: live.checkpoint };
   // A format 1 file has no checksum: rewrite it at the next close even when nothing changed.
   let changed = opened.legacy === true;
-  const staleAfter = 1000n;
+  // Low enough that the events a missed day's lifecycle tick appends at `start` are not replayed by every later call.
+  const staleAfter = 100n;
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
