@@ -75,10 +75,13 @@ export function createLifecycle(deps: LifecycleDeps) {
     consolidate: (now?: Date) => scheduler.track(() => consolidate(now)),
     settle: () => scheduler.track(() => consolidation.settle()),
     status() {
-      const last = indexes.lifecycle.lastTick();
-      const s = scheduler.status();
+      // A lifecycle read model stopped at an event (ADR 23) cannot say its last tick; status still reports the rest.
+      const failed = indexes.runner.status().find((p) => p.name === 'lifecycle')?.failed ?? null;
+      const last = failed ? undefined : indexes.lifecycle.lastTick();
+      const s = scheduler.status(failed === null);
       return {
         lastTick: last ? { date: last.date, asOf: last.asOf, decayed: last.affected, atomTransitions: last.atomTransitions } : null,
+        readModelFailed: failed !== null,
         nextTick: s.nextTick,
         nextConsolidation: settings.consolidation.daily ? s.nextTick : null,
         lastBackup: deps.backups.last() ?? null,

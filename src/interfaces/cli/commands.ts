@@ -63,7 +63,9 @@ const status: Handler = async (engine, _inv, out) => {
 };
 
 function lifecycleLines(l: Awaited<ReturnType<MemoryEngine['status']>>['lifecycle']): string {
-  const last = l.lastTick ? `${l.lastTick.date} (${l.lastTick.decayed} decayed, ${l.lastTick.atomTransitions} atom transitions)` : 'none';
+  const last = l.readModelFailed
+    ? 'unknown (the lifecycle read model failed)'
+    : l.lastTick ? `${l.lastTick.date} (${l.lastTick.decayed} decayed, ${l.lastTick.atomTransitions} atom transitions)` : 'none';
   return [
     `decay ticks: last ${last}, next ${l.nextTick ?? '-'}`,
     `consolidation: next ${l.nextConsolidation ?? 'on demand (lifecycle.consolidation.daily is off)'}`,
