@@ -7,7 +7,7 @@ interface AccessBatcherOptions {
   readonly maxIds?: number;
   readonly flushMs?: number;
   /** What the batch causes beyond the statistics (atom reinforcements), appended with it. */
-  readonly effects?: (accesses: readonly { memoryId: string; lastAccessedAt: string }[]) => EventBody[];
+  readonly effects?: (accesses: readonly { memoryId: string; lastAccessedAt: string }[]) => Promise<EventBody[]>;
 }
 
 /**
@@ -28,9 +28,9 @@ export function createAccessBatcher(log: EventLog, env: Environment, options: Ac
     const batchId = env.newId();
     const body = { type: 'MemoriesAccessed' as const, schemaVersion: 1 as const, data: { batchId, accesses } };
     const meta = { commandId: batchId, now: env.now().toISOString(), actor: 'system:recall' };
-    // The effects are decided when the batch is written, on the read models of that moment.
+    // The effects are decided when the batch is written, after the batch before it was appended.
     flushing = flushing
-      .then(() => log.append(streams.access, stampEvents([body, ...(options.effects?.(accesses) ?? [])], meta)))
+      .then(async () => log.append(streams.access, stampEvents([body, ...((await options.effects?.(accesses)) ?? [])], meta)))
       .then(() => undefined);
     return flushing;
   };

@@ -89,7 +89,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   await indexes.catchUp();
   // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
   if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
-  const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms) });
+  const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms, () => indexes.runner.catchUp(['atoms'])) });
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });
