@@ -48,8 +48,8 @@ export function MemoriesPage({ route }: { route: Route }) {
         <Field label="Session" value={draft.sessionId} onValue={set('sessionId')} />
         <Field label="User" value={draft.userId} onValue={set('userId')} />
         <Field label="Persona" value={draft.personaId} onValue={set('personaId')} />
-        <Field label="Importance ≥" type="number" step="0.05" min="0" max="1" value={draft.minImportance} onValue={set('minImportance')} />
-        <Field label="Importance ≤" type="number" step="0.05" min="0" max="1" value={draft.maxImportance} onValue={set('maxImportance')} />
+        <Field label="Importance ≥" type="number" step="any" min="0" max="1" value={draft.minImportance} onValue={set('minImportance')} />
+        <Field label="Importance ≤" type="number" step="any" min="0" max="1" value={draft.maxImportance} onValue={set('maxImportance')} />
         <Field label="Created from" type="date" value={draft.createdFrom} onValue={set('createdFrom')} />
         <Field label="Created to" type="date" value={draft.createdTo} onValue={set('createdTo')} />
         <button type="submit" class="primary">Apply</button>

@@ -113,7 +113,7 @@ function Editor({ memory, onSaved }: { memory: Memory; onSaved: () => void }) {
           <textarea value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
         </label>
         <div class="filters">
-          <Field label="Importance (0–1)" type="number" step="0.05" min="0" max="1" value={importance} onValue={setImportance} />
+          <Field label="Importance (0–1)" type="number" step="any" min="0" max="1" value={importance} onValue={setImportance} />
           <Field class="wide" label="Topics (comma-separated)" value={topics} onValue={setTopics} />
         </div>
         <button type="submit" class="primary" disabled={save.running}>Save changes</button>

@@ -57,7 +57,7 @@ export function LifecyclePanels() {
             </div>
             <p data-testid="decay">
               {s.decay.last
-                ? `${s.decay.ticks} decay ticks; the last at #${s.decay.last.position}, ${when(s.decay.last.occurredAt)}, affected ${String(s.decay.last.data.affected)} (rate ${String(s.decay.last.data.decayRate)})`
+                ? `${s.decay.ticks} decay ticks; the last at #${s.decay.last.position}, for ${String(s.decay.last.data.date)} (appended ${when(s.decay.last.occurredAt)}), affected ${String(s.decay.last.data.affected)} (rate ${String(s.decay.last.data.decayRate)})`
                 : 'No decay tick recorded in the log.'}
             </p>
           </>
