@@ -131,8 +131,11 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     const rawGroups = timed(() => {
       const db = openDatabase(join(consolidateDir, 'livingmemory.db'));
       try {
+        // The documents read model lives in generation tables (documents_g<N>); the newest is the live one here.
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'documents_g[0-9]*'").pluck().all() as string[];
+        const documents = tables.sort((a, b) => Number(b.slice(11)) - Number(a.slice(11)))[0] ?? 'documents';
         db.prepare(
-          `SELECT json_extract(metadata, '$.sessionId') AS s, count(*) AS n FROM documents
+          `SELECT json_extract(metadata, '$.sessionId') AS s, count(*) AS n FROM ${documents}
            WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.importance') < 0.5 GROUP BY s HAVING n >= 3`,
         ).all();
       } finally {
