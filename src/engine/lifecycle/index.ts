@@ -78,7 +78,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       // A lifecycle read model stopped at an event (ADR 23) cannot say its last tick; status still reports the rest.
       const failed = indexes.runner.status().find((p) => p.name === 'lifecycle')?.failed ?? null;
       const last = failed ? undefined : indexes.lifecycle.lastTick();
-      const s = scheduler.status(failed === null);
+      const s = scheduler.status();
       return {
         lastTick: last ? { date: last.date, asOf: last.asOf, decayed: last.affected, atomTransitions: last.atomTransitions } : null,
         readModelFailed: failed !== null,

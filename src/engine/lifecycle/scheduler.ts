@@ -76,17 +76,20 @@ export function createScheduler(deps: SchedulerDeps) {
     return slotInstant(last ? nextDate(last) : firstSlotDateAfter(now, hour, timeZone), hour, timeZone);
   };
 
+  /** The next slot, or null while the read model of past ticks is stopped at an event (ADR 23); the catch-up records why. */
+  const knownSlot = (now: Date): Date | null => {
+    try {
+      return nextSlot(now);
+    } catch {
+      return null;
+    }
+  };
+
   const scheduleNext = (): void => {
     if (!running || controller.signal.aborted) return;
     const now = deps.env.now();
-    try {
-      nextTick = nextSlot(now);
-    } catch (error) {
-      // The read model of past ticks stopped at an event (ADR 23): keep the engine up, retry in a minute.
-      lastError = error instanceof Error ? error.message : String(error);
-      nextTick = null;
-    }
-    // A tick that is due already failed just now (or was stopped): try again in a minute, not in a loop.
+    nextTick = knownSlot(now);
+    // A tick that is due already failed just now (or was stopped, or its read model is): try again in a minute, not in a loop.
     const due = nextTick ? nextTick.getTime() - now.getTime() : 0;
     const delay = Math.min(due > 0 ? due : lastError ? 60_000 : 0, 2 ** 31 - 1);
     timer = setTimeout(() => void run(), delay);
@@ -117,10 +120,9 @@ export function createScheduler(deps: SchedulerDeps) {
     idle: async (): Promise<void> => {
       while (tasks.size > 0) await Promise.allSettled([...tasks]);
     },
-    /** `knowsLastTick` false: the read model of past ticks is unreadable, so the next tick is not known either. */
-    status: (knowsLastTick = true): SchedulerStatus => ({
+    status: (): SchedulerStatus => ({
       running, tasks: tasks.size, lastError,
-      nextTick: running && nextTick ? nextTick.toISOString() : knowsLastTick ? nextSlot(deps.env.now()).toISOString() : null,
+      nextTick: ((running && nextTick) || knownSlot(deps.env.now()))?.toISOString() ?? null,
     }),
     /** Stops the timer first, then cancels and waits for the running tasks, at most `timeoutMs`; returns how many did not settle. */
     async close(timeoutMs: number): Promise<number> {
