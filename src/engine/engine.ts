@@ -33,7 +33,7 @@ import type { SharedLog } from './shared-log.js';
 import { backupsDirOf, openStore } from './backups/open-store.js';
 import { restoreManagedBackup } from './backups/restore.js';
 import { createLifecycle } from './lifecycle/index.js';
-import { accessAtomEvents } from './lifecycle/access.js';
+import { accessAtomEvents, atomsAtHead } from './lifecycle/access.js';
 import type { Migration } from './migrations.js';
 import { packageVersion } from './version.js';
 import { createExtractiveSummarizer } from '../providers/llm/index.js';
@@ -89,7 +89,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   await indexes.catchUp();
   // Pending vector items of a store whose cache was just rekeyed name their old keys: look them up again.
   if (rekeyed && indexes.vectors.pending().size + indexes.graphVectors.pending().size > 0) await rebuildVectorIndexes(indexes);
-  const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms, () => indexes.runner.catchUp(['atoms'])) });
+  const atomsFresh = atomsAtHead(log, indexes.runner);
+  const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms, atomsFresh), written: atomsFresh });
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
   const recall = createRecall({ indexes, provider, env, access, reranker, ...settings });

@@ -1,19 +1,32 @@
 import { accessReinforcement } from '../../commands/lifecycle/atoms.js';
 import type { AtomLifecycleSettings } from '../../commands/lifecycle/settings.js';
 import type { EventBody } from '../../commands/decider.js';
+import type { EventLog } from '../../events/log/event-log.js';
 import { reinforcementTtl } from '../../extraction/atoms.js';
+import type { ProjectionRunner } from '../../projections/runner.js';
 import type { AtomQueries } from '../../queries/atoms.js';
+
+/**
+ * Catches the atoms read model up to the log's head; false when it cannot get there (a generation
+ * stopped at an event, a head locked below): a decision on it would start from a state the log has left.
+ */
+export function atomsAtHead(log: Pick<EventLog, 'headPosition'>, runner: Pick<ProjectionRunner, 'catchUp' | 'status'>) {
+  return async (): Promise<boolean> => {
+    const head = await log.headPosition();
+    await runner.catchUp(['atoms']);
+    return (runner.status().find((p) => p.name === 'atoms')?.checkpoint ?? 0n) >= head;
+  };
+}
 
 /**
  * The atom events an access batch causes (ADR 29): the live atoms of each accessed memory are
  * reinforced (their TTL grows by the extraction's rule) and dormant ones wake. Appended in the
- * same append as the MemoriesAccessed that caused them.
+ * same append as the MemoriesAccessed that caused them, decided on the atoms as the log has them
+ * then: on a read model that had not seen the last batch, a second recall woke an atom again.
  */
-export function accessAtomEvents(atoms: AtomQueries, settings: AtomLifecycleSettings, catchUp: () => Promise<void>) {
+export function accessAtomEvents(atoms: AtomQueries, settings: AtomLifecycleSettings, fresh: () => Promise<boolean>) {
   return async (accesses: readonly { readonly memoryId: string; readonly lastAccessedAt: string }[]): Promise<EventBody[]> => {
-    if (!settings.reinforceOnAccess) return [];
-    // The atoms read model lags the log: a batch decided on it could wake an atom the batch before already woke.
-    await catchUp();
+    if (!settings.reinforceOnAccess || !(await fresh())) return [];
     return accesses.flatMap(({ memoryId, lastAccessedAt }) =>
       atoms.ofMemory(memoryId, { statuses: ['active', 'dormant'] }).flatMap((atom) => {
         const { reinforcementCount, expiresAt } = reinforcementTtl(atom, lastAccessedAt);
