@@ -32,9 +32,13 @@ export const configSchema = z
       .strict()
       .default({ synchronous: 'FULL' }),
     projections: z
-      .object({ pageSize: z.number().int().min(1).max(100_000).default(1000) })
+      .object({
+        pageSize: z.number().int().min(1).max(100_000).default(1000),
+        // A vector shadow rebuild writes its snapshot (the point a killed rebuild resumes from) every this many events.
+        vectorPersistEvery: z.number().int().min(1).default(50_000),
+      })
       .strict()
-      .default({ pageSize: 1000 }),
+      .default({ pageSize: 1000, vectorPersistEvery: 50_000 }),
     actor: z.string().min(1).default('cli'),
     embedding: embeddingConfigSchema.default({ provider: 'hash' }),
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
@@ -70,6 +74,7 @@ const envKeys: Readonly<Record<string, EnvKey>> = {
   LIVINGMEMORY_DATABASE_FILE: { path: ['databaseFile'] },
   LIVINGMEMORY_SQLITE_SYNCHRONOUS: { path: ['sqlite', 'synchronous'] },
   LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: { path: ['projections', 'pageSize'], numeric: true },
+  LIVINGMEMORY_VECTOR_PERSIST_EVERY: { path: ['projections', 'vectorPersistEvery'], numeric: true },
   LIVINGMEMORY_ACTOR: { path: ['actor'] },
   LIVINGMEMORY_EMBEDDING_PROVIDER: { path: ['embedding', 'provider'] },
   LIVINGMEMORY_EMBEDDING_MODEL_DIR: { path: ['embedding', 'modelDir'] },

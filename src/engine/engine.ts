@@ -81,7 +81,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
   const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
-    db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, provider, cache,
+    db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, vectorPersistEvery: config.projections.vectorPersistEvery, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
     ...(lockedHead ? { lockedHead } : {}), ...(shared ? { vectorLog: embeddingPrefill(log, provider, cache) } : {}),
   });

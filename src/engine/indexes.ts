@@ -36,6 +36,8 @@ export interface IndexOptions {
   readonly log: EventLog;
   readonly dataDir: string;
   readonly pageSize: number;
+  /** Events between two snapshots of a vector shadow rebuild. */
+  readonly vectorPersistEvery?: number;
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly hooks: RebuildHooks;
@@ -69,9 +71,10 @@ export function openIndexes(options: IndexOptions) {
   const vectorLog = options.vectorLog ?? log;
   const head = lockedHead ? { lockedHead } : {};
   const clock = options.now ? { now: options.now } : {};
-  const vectors = createVectorStore({ db, log: vectorLog, dir, source, pageSize: options.pageSize, ...head, ...clock });
+  const persist = options.vectorPersistEvery === undefined ? {} : { persistEvery: options.vectorPersistEvery };
+  const vectors = createVectorStore({ db, log: vectorLog, dir, source, pageSize: options.pageSize, ...persist, ...head, ...clock });
   // Graph entries get vectors of their own, from the same cache, in the same folder.
-  const graphVectors = createVectorStore({ db, log: vectorLog, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, ...head, ...clock });
+  const graphVectors = createVectorStore({ db, log: vectorLog, dir, source, feed: graphEntryVectorFeed, pageSize: options.pageSize, ...persist, ...head, ...clock });
   return {
     runner,
     vectors,

@@ -77,11 +77,11 @@ describe('SIGKILL during rebuild and import (fault suite)', () => {
         const args = target === 'vectors' ? ['rebuild-index'] : ['rebuild', target];
         const head = peek((db) => db.prepare('SELECT max(global_position) FROM events').pluck().get() as number, 0);
         let at = Math.floor(head * (0.1 + random() * 0.7));
-        // A vector rebuild reports its checkpoint less often than a SQLite one: when it finishes before the
-        // chosen point the trial killed nothing, so it is run again aiming earlier (a finished rebuild is no fault).
+        // Small pages and frequent vector snapshots put checkpoints all along the replay; should a rebuild still
+        // finish before the chosen point the trial killed nothing, so it is run again aiming earlier.
         const killAt = (point: number) =>
           runUntilKilled([cliPath, ...args], {
-            env: { LIVINGMEMORY_DATA_DIR: dataDir, LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: '2' },
+            env: { LIVINGMEMORY_DATA_DIR: dataDir, LIVINGMEMORY_PROJECTIONS_PAGE_SIZE: '2', LIVINGMEMORY_VECTOR_PERSIST_EVERY: '20' },
             pollMs: 10,
             when: () => building().some((b) => b.name === target && b.checkpoint >= point),
           });

@@ -22,6 +22,8 @@ export interface VectorStoreOptions {
   /** Which texts the index holds (default: one vector per memory). */
   readonly feed?: VectorFeed;
   readonly pageSize?: number;
+  /** A rebuild's default `persistEvery`. */
+  readonly persistEvery?: number;
   /** Flushes are debounced: many small applies, one snapshot. */
   readonly flushDelayMs?: number;
   /** The log's head read synchronously, when the log lives in `db`. */
@@ -207,7 +209,7 @@ export function createVectorStore(options: VectorStoreOptions) {
           },
           remove: (generation) => removeSnapshot(fileOf(generation)),
         },
-        rebuildOptions,
+        options.persistEvery === undefined ? rebuildOptions : { persistEvery: options.persistEvery, ...rebuildOptions },
       ),
     /**
      * An erasure in place (ADR 32), after a catch-up, persisted at once: false when the live index
