@@ -102,6 +102,9 @@ describe('the lifecycle from the command line', () => {
     expect(active()).toEqual([...ids].sort());
     const reasons = cli.json<{ backups: { backupId: string; reason: string }[] }>(['backups']).backups.map((b) => [b.backupId, b.reason]);
     expect(reasons).toContainEqual([restored.safetyBackupId, 'before-restore']);
-    expect(cli.run(['restore-backup', 'no-such-backup']).code).not.toBe(0);
+    // A backup that is not there is bad input: exit 2, one line naming the argument.
+    const missing = cli.run(['restore-backup', 'no-such-backup']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toMatch(/^lmem: invalid backup-id: no managed backup no-such-backup in /);
   });
 });

@@ -72,7 +72,8 @@ describe('CLI argument fuzz (fault suite)', () => {
           if (problem) findings.push({ args, problem });
           return problem === null;
         }),
-        { numRuns: runs, endOnFailure: true },
+        // A CI counterexample, kept: a backup id that is not there exited 1 instead of 2.
+        { numRuns: runs, endOnFailure: true, examples: [[['restore-backup', ['\u{f1509}\u{c8926}']]]] },
       );
     } finally {
       // Written even when the property failed: the table shows the failing class.

@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { EventBody } from '../../commands/decider.js';
+import { ValidationError } from '../../events/errors.js';
 import type { EventLog } from '../../events/log/event-log.js';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { streams } from '../../events/streams.js';
@@ -77,7 +78,8 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
 
   function find(backupId: string): BackupManifest {
     const found = readManifests(dir).find((m) => m.backupId === backupId);
-    if (!found) throw new BackupError(`no managed backup ${backupId} in ${dir}`);
+    // A name the caller gave that is not there is bad input (the CLI exits 2), not a failed backup.
+    if (!found) throw new ValidationError('backup-id', `no managed backup ${backupId} in ${dir}`);
     return found;
   }
 
