@@ -49,7 +49,7 @@ describe('a simulated year', () => {
         env.set(at(day, 4).getTime());
         await engine.indexes.catchUp();
         // Every active memory below 1 and above the floor decays once a tick (importances start at 0.2 or 0.3).
-        const due = engine.indexes.lifecycle.activeMemories(at(day, 3).toISOString()).length;
+        const due = engine.indexes.lifecycle.decayInputs(at(day, 3).toISOString()).length;
         const [tick] = await engine.lifecycle.catchUp();
         if (tick) expected.decays += due;
         // 10:00: the day's writes and a recall.
@@ -111,7 +111,7 @@ describe('a simulated year', () => {
       }
       expect(archived.filter((a) => a.actor !== 'system:lifecycle').every((a) => mergedIds.has(a.memoryId))).toBe(true);
       // A note decays 1% a day untouched: 0.2 x 0.99^n < 0.05 from n = 138 (within the 4-decimal rounding), its 138th tick the day it is archived.
-      for (const m of engine.indexes.lifecycle.activeMemories(new Date(lastAsOf).toISOString())) {
+      for (const m of engine.indexes.lifecycle.consolidationMemories(new Date(lastAsOf).toISOString())) {
         expect(m.importance < 0.05 && Date.parse(m.createdAt) <= lastAsOf - 30 * dayMs).toBe(false);
       }
       const notesArchived = byPolicy.filter((a) => engine.documents.get(a.memoryId)?.text.includes('the weather in Lyon')).length;

@@ -45,6 +45,7 @@ describe('shadow rebuild', () => {
     // A rebuild that was killed: a building generation with part of the log applied.
     store.db.prepare("INSERT INTO projection_generations (name, generation, version, status, checkpoint) VALUES ('documents', 2, 1, 'building', 20)").run();
     store.db.exec('CREATE TABLE documents_g2 AS SELECT * FROM documents_g1 WHERE last_position <= 20');
+    store.db.exec('CREATE TABLE memory_vitals_g2 AS SELECT * FROM memory_vitals_g1 WHERE memory_id IN (SELECT memory_id FROM documents_g2)');
     const result = await store.runner.rebuild('documents');
     expect(result.resumed).toBe(true);
     expect(result.generation).toBe(2);
@@ -93,6 +94,7 @@ describe('shadow rebuild', () => {
     // documents has a shadow a killed rebuild left at position 20; fts starts from nothing.
     store.db.prepare("INSERT INTO projection_generations (name, generation, version, status, checkpoint) VALUES ('documents', 2, ?, 'building', 20)").run(documentsProjection.version);
     store.db.exec('CREATE TABLE documents_g2 AS SELECT * FROM documents_g1 WHERE last_position <= 20');
+    store.db.exec('CREATE TABLE memory_vitals_g2 AS SELECT * FROM memory_vitals_g1 WHERE memory_id IN (SELECT memory_id FROM documents_g2)');
     const reads: bigint[] = [];
     const log = { ...store.log, readAll: async (o?: { from?: bigint; limit?: number }) => (reads.push(o?.from ?? 1n), store.log.readAll(o)) };
     const runner = createProjectionRunner({ db: store.db, log, projections: [documentsProjection, ftsProjection], pageSize: 10, lockedHead: sqliteLockedHead(store.db) });

@@ -156,8 +156,9 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
 /** Atoms: the small typed statements the engine extracted from each memory, with their TTL and status. */
 export const atomsProjection: Projection = {
   name: 'atoms',
-  // 2: touched_at (last extraction, reinforcement or wake), the state machine guard, expiry leaves FTS (ADR 29).
-  version: 2,
+  // 2: touched_at (last extraction, reinforcement or wake), the state machine guard, expiry leaves FTS;
+  // 3: the index a tick reads its candidates from (ADR 29).
+  version: 3,
   tables: [
     { name: 'memory_atoms', key: 'atom_id' },
     { name: 'memory_atoms_fts', key: 'atom_id' },
@@ -191,6 +192,7 @@ export const atomsProjection: Projection = {
       CREATE INDEX ${t}_memory ON {memory_atoms} (memory_id);
       CREATE INDEX ${t}_scope_key ON {memory_atoms} (session_id, persona_id, content_key);
       CREATE INDEX ${t}_status_expiry ON {memory_atoms} (status, expires_at);
+      CREATE INDEX ${t}_status_decay ON {memory_atoms} (status, decay_type, touched_at, ttl_days);
       CREATE VIRTUAL TABLE {memory_atoms_fts} USING fts5(
         tokens, atom_id UNINDEXED, memory_id UNINDEXED, session_id UNINDEXED, persona_id UNINDEXED,
         tokenize = ${ftsTokenizeOption}

@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../events/log/event-log.js';
 import { erasedText } from '../events/log/sealing/specs.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
-/** What `documents.metadata` holds, in a fixed key order so replays produce the same bytes. */
+/** A memory's metadata as read, in a fixed key order so replays produce the same bytes; `documents.metadata` holds it without the vitals. */
 export interface DocumentMetadata {
   sessionId: string | null;
   personaId: string | null;
@@ -20,6 +20,72 @@ export interface DocumentMetadata {
   lastAccessedAt: string | null;
   mergedFrom: string[];
   statusReason: string | null;
+}
+
+/**
+ * What changes with time and use, kept beside `documents` in `memory_vitals` (ADR 29): a decay tick
+ * rewrites these for every memory, and a narrow row is what makes that as cheap as a plain UPDATE.
+ */
+export type Vitals = Pick<DocumentMetadata, 'importance' | 'accessCount' | 'lastAccessedAt'>;
+/** The metadata column's JSON: the document metadata without its vitals. */
+export type StoredMetadata = Omit<DocumentMetadata, keyof Vitals>;
+
+/** The stored metadata and the vitals joined again, in the metadata's key order. */
+export function joinMetadata(stored: StoredMetadata, vitals: Vitals): DocumentMetadata {
+  return {
+    sessionId: stored.sessionId,
+    personaId: stored.personaId,
+    userId: stored.userId,
+    importance: vitals.importance,
+    status: stored.status,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
+    topics: stored.topics,
+    keyFacts: stored.keyFacts,
+    participants: stored.participants,
+    sentiment: stored.sentiment,
+    accessCount: vitals.accessCount,
+    lastAccessedAt: vitals.lastAccessedAt,
+    mergedFrom: stored.mergedFrom,
+    statusReason: stored.statusReason,
+  };
+}
+
+function splitMetadata(meta: DocumentMetadata): { stored: StoredMetadata; vitals: Vitals } {
+  const { importance, accessCount, lastAccessedAt, ...stored } = meta;
+  return { stored, vitals: { importance, accessCount, lastAccessedAt } };
+}
+
+/** Writes one memory's whole metadata: the JSON, and the vitals row with the status and age a tick filters on. */
+function storeMetadata(tx: ProjectionTx, memoryId: string, meta: DocumentMetadata, position: number, text: string | null, insert: boolean): void {
+  const { stored, vitals } = splitMetadata(meta);
+  if (insert) {
+    tx.run('INSERT INTO {documents} (memory_id, text, metadata, last_position) VALUES (?, ?, ?, ?)', memoryId, text, JSON.stringify(stored), position);
+    tx.run(
+      'INSERT INTO {memory_vitals} (memory_id, status, created_at, importance, access_count, last_accessed_at) VALUES (?, ?, ?, ?, ?, ?)',
+      memoryId, meta.status, meta.createdAt, vitals.importance, vitals.accessCount, vitals.lastAccessedAt,
+    );
+    return;
+  }
+  tx.run(
+    'UPDATE {documents} SET text = coalesce(?, text), metadata = ?, last_position = ? WHERE memory_id = ?',
+    text, JSON.stringify(stored), position, memoryId,
+  );
+  tx.run(
+    'UPDATE {memory_vitals} SET status = ?, importance = ?, access_count = ?, last_accessed_at = ? WHERE memory_id = ?',
+    meta.status, vitals.importance, vitals.accessCount, vitals.lastAccessedAt, memoryId,
+  );
+}
+
+function readMetadata(tx: ProjectionTx, memoryId: string): { text: string; meta: DocumentMetadata } | undefined {
+  const row = tx.get<{ text: string; metadata: string; importance: number; access_count: number; last_accessed_at: string | null }>(
+    `SELECT d.text, d.metadata, v.importance, v.access_count, v.last_accessed_at
+     FROM {documents} d JOIN {memory_vitals} v ON v.memory_id = d.memory_id WHERE d.memory_id = ?`,
+    memoryId,
+  );
+  if (!row) return undefined;
+  const vitals = { importance: row.importance, accessCount: row.access_count, lastAccessedAt: row.last_accessed_at };
+  return { text: row.text, meta: joinMetadata(JSON.parse(row.metadata) as StoredMetadata, vitals) };
 }
 
 type Patch = (meta: DocumentMetadata, event: RecordedEvent) => Partial<DocumentMetadata>;
@@ -48,37 +114,27 @@ export function writtenMetadata(e: EventOf<'MemoryWritten'>): DocumentMetadata {
 }
 
 function patchMetadata(tx: ProjectionTx, memoryId: string, event: RecordedEvent, patch: Patch, text?: string): void {
-  const row = tx.get<{ metadata: string }>('SELECT metadata FROM {documents} WHERE memory_id = ?', memoryId);
-  if (!row) return;
-  const meta = JSON.parse(row.metadata) as DocumentMetadata;
+  const current = readMetadata(tx, memoryId);
+  if (!current) return;
+  const meta = current.meta;
   const next = { ...meta, updatedAt: event.metadata.occurredAt, ...patch(meta, event) };
   // Erasure is final: no later status change brings an erased memory back.
   if (meta.status === 'erased') next.status = 'erased';
-  tx.run(
-    'UPDATE {documents} SET text = coalesce(?, text), metadata = ?, last_position = ? WHERE memory_id = ?',
-    text ?? null,
-    JSON.stringify(next),
-    Number(event.globalPosition),
-    memoryId,
-  );
+  storeMetadata(tx, memoryId, next, Number(event.globalPosition), text ?? null, false);
 }
 
 /**
- * A tick's decays, one statement per memory (a tick touches every memory: no JSON round trip in
- * JavaScript). The importance moves only from the value the tick decided on, so a change that
- * landed in between is kept; the access count loses what the tick took, never more than it has.
- * Importance and access count are not edits: updatedAt stays. Ticks store 4-decimal values,
- * which SQLite writes as JavaScript would.
+ * A tick's decays touch the vitals rows only, one statement per memory. The importance moves only
+ * from the value the tick decided on, so a change that landed in between is kept; the access count
+ * loses what the tick took, never more than it has. Importance and access count are not edits:
+ * updatedAt stays, and the documents row is not rewritten.
  */
 function applyDecays(tx: ProjectionTx, e: RecordedEvent<EventOf<'MemoryImportanceDecayed'>>): void {
-  const position = Number(e.globalPosition);
   for (const d of e.data.decays) {
     tx.run(
-      `UPDATE {documents} SET last_position = ?, metadata = json_set(metadata,
-         '$.importance', CASE WHEN json_extract(metadata, '$.importance') = ? THEN ? ELSE json_extract(metadata, '$.importance') END,
-         '$.accessCount', CAST(max(0, json_extract(metadata, '$.accessCount') - ?) AS INTEGER))
-       WHERE memory_id = ? AND json_extract(metadata, '$.status') <> 'erased'`,
-      position,
+      `UPDATE {memory_vitals} SET importance = CASE WHEN importance = ? THEN ? ELSE importance END,
+         access_count = max(0, access_count - ?)
+       WHERE memory_id = ? AND status <> 'erased'`,
       d.from,
       d.to,
       d.accessFrom - d.accessTo,
@@ -90,14 +146,7 @@ function applyDecays(tx: ProjectionTx, e: RecordedEvent<EventOf<'MemoryImportanc
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'MemoryWritten':
-      tx.run(
-        'INSERT INTO {documents} (memory_id, text, metadata, last_position) VALUES (?, ?, ?, ?)',
-        e.data.memoryId,
-        e.data.text,
-        JSON.stringify(writtenMetadata(e)),
-        Number(e.globalPosition),
-      );
-      return;
+      return storeMetadata(tx, e.data.memoryId, writtenMetadata(e), Number(e.globalPosition), e.data.text, true);
     case 'MemoryUpdated': {
       const { text, ...rest } = e.data.changes;
       return patchMetadata(tx, e.data.memoryId, e, () => rest, text);
@@ -133,19 +182,22 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
  * unless a forget emptied it (the last word on the text then was the forget's, in either replay).
  */
 function eraseMemory(tx: ProjectionTx, memoryId: string): void {
-  const row = tx.get<{ text: string; metadata: string }>('SELECT text, metadata FROM {documents} WHERE memory_id = ?', memoryId);
+  const row = readMetadata(tx, memoryId);
   if (!row) return;
-  const meta = JSON.parse(row.metadata) as DocumentMetadata;
-  const next: DocumentMetadata = { ...meta, status: 'erased', topics: [], keyFacts: [], participants: [], sentiment: null };
-  tx.run('UPDATE {documents} SET text = ?, metadata = ? WHERE memory_id = ?', row.text === '' ? '' : erasedText, JSON.stringify(next), memoryId);
+  const { stored } = splitMetadata({ ...row.meta, status: 'erased', topics: [], keyFacts: [], participants: [], sentiment: null });
+  tx.run('UPDATE {documents} SET text = ?, metadata = ? WHERE memory_id = ?', row.text === '' ? '' : erasedText, JSON.stringify(stored), memoryId);
+  tx.run("UPDATE {memory_vitals} SET status = 'erased' WHERE memory_id = ?", memoryId);
 }
 
 /** Memory text and metadata: the table every other read model and query starts from. */
 export const documentsProjection: Projection = {
   name: 'documents',
-  // 3: decays come in batches and halve the access count (ADR 29).
-  version: 3,
-  tables: [{ name: 'documents', key: 'memory_id' }],
+  // 3: decays come in batches and halve the access count; 4: vitals in their own table (ADR 29).
+  version: 4,
+  tables: [
+    { name: 'documents', key: 'memory_id' },
+    { name: 'memory_vitals', key: 'memory_id' },
+  ],
   handles: [
     'MemoryWritten',
     'MemoryUpdated',
@@ -167,10 +219,17 @@ export const documentsProjection: Projection = {
       );
       CREATE INDEX ${t}_session ON {documents} (json_extract(metadata, '$.sessionId'));
       CREATE INDEX ${t}_persona ON {documents} (json_extract(metadata, '$.personaId'));
-      CREATE INDEX ${t}_importance ON {documents} (json_extract(metadata, '$.importance'));
       CREATE INDEX ${t}_status ON {documents} (json_extract(metadata, '$.status'));
       CREATE INDEX ${t}_created ON {documents} (json_extract(metadata, '$.createdAt'));
       CREATE INDEX ${t}_session_created ON {documents} (json_extract(metadata, '$.sessionId'), json_extract(metadata, '$.createdAt'));
+      CREATE TABLE {memory_vitals} (
+        memory_id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        importance REAL NOT NULL,
+        access_count INTEGER NOT NULL,
+        last_accessed_at TEXT
+      ) WITHOUT ROWID;
     `);
   },
   apply(batch, tx) {

@@ -1,7 +1,10 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { EventData } from '../events/catalog.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
+import type { AtomLifeInput } from '../commands/lifecycle/atoms.js';
 import { statementCache } from './statements.js';
+
+const dayMs = 86_400_000;
 
 export type AtomStatus = EventData<'AtomStateChanged'>['to'];
 export type AtomType = EventData<'AtomExtracted'>['atomType'];
@@ -114,6 +117,38 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
     /** Every atom in one of `statuses`, oldest first: what a decay tick looks at. */
     inStatuses(statuses: readonly AtomStatus[]): MemoryAtom[] {
       return select('1', [], { statuses });
+    },
+    /**
+     * The atoms a tick can change as of `asOf`, oldest first: active or dormant ones past (or within
+     * a day of) their expiry, expired or superseded ones within a day of their cleanup, and active
+     * ones old enough (less a day) to score below the dormancy line by their decay type's curve. A
+     * superset of what `atomTick` moves, each part read from an index, so a tick reads the atoms
+     * that are due instead of every atom.
+     */
+    dueForTick(asOf: string, rule: { readonly forgetAfterDays: number; readonly dormantAfterTtls: Readonly<Record<DecayType, number | null>> }): AtomLifeInput[] {
+      const atoms = table('memory_atoms');
+      const cols = 'atom_id AS atomId, status, decay_type AS decayType, ttl_days AS ttlDays, expires_at AS expiresAt, touched_at AS touchedAt, created_at, atom_id';
+      const asOfMs = Date.parse(asOf);
+      // Expiries are stored as toISOString() strings: they compare in time order.
+      const params: Record<string, unknown> = {
+        expiring: new Date(asOfMs + dayMs).toISOString(),
+        cleaning: new Date(asOfMs - (rule.forgetAfterDays - 1) * dayMs).toISOString(),
+        asOf,
+      };
+      const parts = [
+        `SELECT ${cols} FROM ${atoms} WHERE status IN ('active', 'dormant') AND expires_at <= :expiring`,
+        `SELECT ${cols} FROM ${atoms} WHERE status IN ('expired', 'superseded') AND expires_at <= :cleaning`,
+      ];
+      for (const [decayType, ttls] of Object.entries(rule.dormantAfterTtls)) {
+        if (ttls === null) continue;
+        params[decayType] = ttls;
+        parts.push(
+          `SELECT ${cols} FROM ${atoms} WHERE status = 'active' AND decay_type = '${decayType}'
+             AND coalesce(julianday(:asOf) - julianday(touched_at) >= max(1, ttl_days) * :${decayType} - 1, 1)`,
+        );
+      }
+      const sql = `SELECT atomId, status, decayType, ttlDays, expiresAt, touchedAt FROM (${parts.join(' UNION ')}) ORDER BY created_at, atom_id`;
+      return prepare<[Record<string, unknown>], AtomLifeInput>(sql).all(params);
     },
     /** The atoms extracted from one memory, oldest first. */
     ofMemory(memoryId: string, filter: AtomFilter = {}): MemoryAtom[] {

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { statementCache } from './statements.js';
-import type { DocumentMetadata } from '../projections/documents.js';
+import { joinMetadata, type DocumentMetadata, type StoredMetadata } from '../projections/documents.js';
 
 export interface MemoryDocument extends DocumentMetadata {
   readonly memoryId: string;
@@ -49,8 +49,8 @@ function whereOf(filter: PageFilter | ListFilter): { clause: string; params: unk
     params.push(filter.text);
   }
   const ranges = [
-    ['minImportance', `json_extract(metadata, '$.importance') >= ?`],
-    ['maxImportance', `json_extract(metadata, '$.importance') <= ?`],
+    ['minImportance', 'v.importance >= ?'],
+    ['maxImportance', 'v.importance <= ?'],
     ['createdFrom', `json_extract(metadata, '$.createdAt') >= ?`],
     ['createdTo', `json_extract(metadata, '$.createdAt') < ?`],
   ] as const;
@@ -67,27 +67,39 @@ interface Row {
   memory_id: string;
   text: string;
   metadata: string;
+  importance: number;
+  access_count: number;
+  last_accessed_at: string | null;
 }
 
 const toDocument = (row: Row): MemoryDocument => ({
   memoryId: row.memory_id,
   text: row.text,
-  ...(JSON.parse(row.metadata) as DocumentMetadata),
+  ...joinMetadata(JSON.parse(row.metadata) as StoredMetadata, {
+    importance: row.importance,
+    accessCount: row.access_count,
+    lastAccessedAt: row.last_accessed_at,
+  }),
 });
 
-/** Reads memories from the live documents generation; filters run in SQL on the expression indexes. */
-export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
+/**
+ * Reads memories from the live documents generation, each row joined with its vitals; filters run
+ * in SQL on the expression indexes. `table` resolves `documents` or `memory_vitals` per call.
+ */
+export function createDocumentQueries(db: SqliteDatabase, tableOf: (name: 'documents' | 'memory_vitals') => string) {
   const prepare = statementCache(db);
+  const table = (): string => `${tableOf('documents')} JOIN ${tableOf('memory_vitals')} v USING (memory_id)`;
+  const columns = 'memory_id, text, metadata, v.importance, v.access_count, v.last_accessed_at';
   return {
     get(memoryId: string): MemoryDocument | undefined {
-      const row = prepare(`SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id = ?`).get(memoryId) as Row | undefined;
+      const row = prepare(`SELECT ${columns} FROM ${table()} WHERE memory_id = ?`).get(memoryId) as Row | undefined;
       return row && toDocument(row);
     },
     /** Many memories in one query, for loading recall results in one batch. */
     getMany(memoryIds: readonly string[]): Map<string, MemoryDocument> {
       if (memoryIds.length === 0) return new Map();
       // The ids as one JSON parameter: the same statement text for any number of them.
-      const sql = `SELECT memory_id, text, metadata FROM ${table()} WHERE memory_id IN (SELECT value FROM json_each(?))`;
+      const sql = `SELECT ${columns} FROM ${table()} WHERE memory_id IN (SELECT value FROM json_each(?))`;
       return new Map((prepare(sql).all(JSON.stringify(memoryIds)) as Row[]).map((row) => [row.memory_id, toDocument(row)]));
     },
     /**
@@ -100,7 +112,7 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const created = `json_extract(metadata, '$.createdAt')`;
       const step = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
         prepare(
-          `SELECT memory_id FROM ${table()} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
+          `SELECT memory_id FROM ${tableOf('documents')} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
            ORDER BY ${created} ${order}, memory_id ${order} LIMIT 1`,
         ) as Statement<[string, string, string], { memory_id: string }>;
       const [before, after] = [step('<', 'DESC'), step('>', 'ASC')];
@@ -114,7 +126,7 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
     },
     list(filter: ListFilter = {}): MemoryDocument[] {
       const { clause, params } = whereOf(filter);
-      const sql = `SELECT memory_id, text, metadata FROM ${table()} ${clause}
+      const sql = `SELECT ${columns} FROM ${table()} ${clause}
         ORDER BY json_extract(metadata, '$.createdAt') DESC, memory_id LIMIT ?`;
       return prepare<unknown[], Row>(sql).all(...params, filter.limit === null ? -1 : (filter.limit ?? 50)).map(toDocument);
     },
@@ -128,7 +140,7 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
       const after = filter.after ? `${clause ? `${clause} AND` : 'WHERE'} (${created}, memory_id) < (?, ?)` : clause;
       const limit = filter.limit ?? 50;
       const rows = prepare<unknown[], Row>(
-        `SELECT memory_id, text, metadata FROM ${table()} ${after} ORDER BY ${created} DESC, memory_id DESC LIMIT ?`,
+        `SELECT ${columns} FROM ${table()} ${after} ORDER BY ${created} DESC, memory_id DESC LIMIT ?`,
       ).all(...params, ...(filter.after ? [filter.after.createdAt, filter.after.memoryId] : []), limit + 1);
       const items = rows.slice(0, limit).map(toDocument);
       const total = (prepare(`SELECT count(*) AS n FROM ${table()} ${clause}`).get(...params) as { n: number }).n;
@@ -137,19 +149,19 @@ export function createDocumentQueries(db: SqliteDatabase, table: () => string) {
     },
     /** The memories, not forgotten, whose text is one of `texts` (one scan, for de-duplication). */
     withTexts(texts: readonly string[]): MemoryDocument[] {
-      const sql = `SELECT memory_id, text, metadata FROM ${table()}
+      const sql = `SELECT ${columns} FROM ${table()}
         WHERE text IN (SELECT value FROM json_each(?)) AND json_extract(metadata, '$.status') != 'forgotten'`;
       return prepare<[string], Row>(sql).all(JSON.stringify(texts)).map(toDocument);
     },
     /** Active memories whose text holds a character matching `charClass`, a GLOB class such as `[一-鿿]`. */
     countActiveWith(charClass: string): number {
-      const sql = `SELECT count(*) AS n FROM ${table()} WHERE json_extract(metadata, '$.status') = 'active' AND text GLOB ?`;
+      const sql = `SELECT count(*) AS n FROM ${tableOf('documents')} WHERE json_extract(metadata, '$.status') = 'active' AND text GLOB ?`;
       return (prepare(sql).get(`*${charClass}*`) as { n: number }).n;
     },
     count(status?: DocumentMetadata['status']): number {
       const sql = status
-        ? `SELECT count(*) AS n FROM ${table()} WHERE json_extract(metadata, '$.status') = ?`
-        : `SELECT count(*) AS n FROM ${table()}`;
+        ? `SELECT count(*) AS n FROM ${tableOf('documents')} WHERE json_extract(metadata, '$.status') = ?`
+        : `SELECT count(*) AS n FROM ${tableOf('documents')}`;
       return (prepare(sql).get(...(status ? [status] : [])) as { n: number }).n;
     },
   };

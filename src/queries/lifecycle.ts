@@ -1,4 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import type { DecayInput } from '../commands/lifecycle/decay.js';
+import type { PolicyInput } from '../commands/lifecycle/policy.js';
 import { statementCache } from './statements.js';
 
 export interface TickRecord {
@@ -32,14 +34,12 @@ export interface LifecycleMemory {
   readonly consolidated: number;
 }
 
-const memoryColumns = `memory_id AS memoryId, json_extract(metadata, '$.importance') AS importance,
-  json_extract(metadata, '$.accessCount') AS accessCount, json_extract(metadata, '$.lastAccessedAt') AS lastAccessedAt,
-  json_extract(metadata, '$.createdAt') AS createdAt, json_extract(metadata, '$.status') AS status,
-  json_extract(metadata, '$.sessionId') AS sessionId, json_extract(metadata, '$.personaId') AS personaId,
-  json_extract(metadata, '$.userId') AS userId`;
+const memoryColumns = `v.memory_id AS memoryId, v.importance, v.access_count AS accessCount, v.last_accessed_at AS lastAccessedAt,
+  v.created_at AS createdAt, v.status, json_extract(d.metadata, '$.sessionId') AS sessionId,
+  json_extract(d.metadata, '$.personaId') AS personaId, json_extract(d.metadata, '$.userId') AS userId`;
 
 /** Reads the lifecycle projection (ticks done, consolidations not settled yet) and what ticks read of `documents`. */
-export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecycle_ticks' | 'lifecycle_consolidations' | 'documents') => string) {
+export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecycle_ticks' | 'lifecycle_consolidations' | 'documents' | 'memory_vitals') => string) {
   const prepare = statementCache(db);
   const toTick = (r: { date: string; tick_id: string; as_of: string; position: number; affected: number; atom_transitions: number }): TickRecord => ({
     date: r.date, tickId: r.tick_id, asOf: r.as_of, position: BigInt(r.position), affected: r.affected, atomTransitions: r.atom_transitions,
@@ -57,20 +57,27 @@ export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecy
     ticks(): TickRecord[] {
       return (prepare(`SELECT * FROM ${table('lifecycle_ticks')} ORDER BY date`).all() as Parameters<typeof toTick>[0][]).map(toTick);
     },
-    /** Active memories written at or before `asOf` (ISO, UTC), by id: what a tick decays and a consolidation groups. */
-    activeMemories(asOf: string): LifecycleMemory[] {
+    /** What a tick decays: the vitals of the active memories written at or before `asOf` (ISO, UTC), by id; no documents row is read. */
+    decayInputs(asOf: string): DecayInput[] {
       return prepare(
-        `SELECT ${memoryColumns} FROM ${table('documents')}
-         WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.createdAt') <= ? ORDER BY memory_id`,
-      ).all(asOf) as LifecycleMemory[];
+        `SELECT memory_id AS memoryId, importance, access_count AS accessCount, last_accessed_at AS lastAccessedAt
+         FROM ${table('memory_vitals')} WHERE status = 'active' AND created_at <= ? ORDER BY memory_id`,
+      ).all(asOf) as DecayInput[];
     },
-    /** Like activeMemories, with whether each was merged by a consolidation before (for the consolidation's candidates). */
+    /** Active memories written at or before `asOf` whose importance is below `threshold`, by id: what the decay policy looks at. */
+    activeBelow(asOf: string, threshold: number): PolicyInput[] {
+      return prepare(
+        `SELECT memory_id AS memoryId, importance, created_at AS createdAt FROM ${table('memory_vitals')}
+         WHERE status = 'active' AND created_at <= ? AND importance < ? ORDER BY memory_id`,
+      ).all(asOf, threshold) as PolicyInput[];
+    },
+    /** Active memories written at or before `asOf`, by id, each with whether a consolidation merged it before (its candidates). */
     consolidationMemories(asOf: string): LifecycleMemory[] {
       return prepare(
-        // d.memory_id: lifecycle_consolidations has a memory_id column of its own (the merged memory).
-        `SELECT ${memoryColumns}, EXISTS (SELECT 1 FROM ${table('lifecycle_consolidations')} c WHERE c.original_id = d.memory_id) AS consolidated
-         FROM ${table('documents')} d
-         WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.createdAt') <= ? ORDER BY memory_id`,
+        // v.memory_id: lifecycle_consolidations has a memory_id column of its own (the merged memory).
+        `SELECT ${memoryColumns}, EXISTS (SELECT 1 FROM ${table('lifecycle_consolidations')} c WHERE c.original_id = v.memory_id) AS consolidated
+         FROM ${table('memory_vitals')} v JOIN ${table('documents')} d ON d.memory_id = v.memory_id
+         WHERE v.status = 'active' AND v.created_at <= ? ORDER BY v.memory_id`,
       ).all(asOf) as LifecycleMemory[];
     },
     unsettled(): UnsettledOriginal[] {

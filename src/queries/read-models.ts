@@ -16,7 +16,7 @@ export type LiveTable = (projection: string, table: string) => string;
 /** The read APIs over the live generations of a store's projections; the same for the engine and for a past view. */
 export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
   return {
-    documents: createDocumentQueries(db, () => liveTable('documents', 'documents')),
+    documents: createDocumentQueries(db, (name) => liveTable('documents', name)),
     keyword: createKeywordSearch(db, () => liveTable('fts', ftsTableName), () => liveTable('fts', ftsKeysTableName)),
     graph: createGraphQueries(db, (name) => liveTable('graph', name)),
     graphView: createGraphViewQueries(db, (name) => liveTable('graph', name)),
@@ -24,7 +24,7 @@ export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
     conversations: createConversationQueries(db, (name) => liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
     sources: createSourceQueries(db, () => liveTable('memory_sources', 'memory_sources')),
     history: createHistoryQueries(db, () => liveTable('memory_events', 'memory_events')),
-    lifecycle: createLifecycleQueries(db, (name) => (name === 'documents' ? liveTable('documents', 'documents') : liveTable('lifecycle', name))),
+    lifecycle: createLifecycleQueries(db, (name) => liveTable(name === 'documents' || name === 'memory_vitals' ? 'documents' : 'lifecycle', name)),
   };
 }
 

@@ -88,7 +88,7 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     try {
       // What the tick decays: the active memories its rule changes (not those at 1 or at the floor, which stay).
       const settings = loadConfig({}).lifecycle.decay;
-      rows = engine.indexes.lifecycle.activeMemories(at.toISOString()).filter((r) => decayOne(r, settings, at.getTime()) !== null);
+      rows = engine.indexes.lifecycle.decayInputs(at.toISOString()).filter((r) => decayOne(r, settings, at.getTime()) !== null);
       progress(`  tick over ${rows.length} memories`);
       ours = await timed(async () => (receipt = await engine.lifecycle.tick(at)));
     } finally {
@@ -131,12 +131,11 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     const rawGroups = timed(() => {
       const db = openDatabase(join(consolidateDir, 'livingmemory.db'));
       try {
-        // The documents read model lives in generation tables (documents_g<N>); the newest is the live one here.
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'documents_g[0-9]*'").pluck().all() as string[];
-        const documents = tables.sort((a, b) => Number(b.slice(11)) - Number(a.slice(11)))[0] ?? 'documents';
+        // The documents read model lives in generation tables (documents_g<N>, memory_vitals_g<N>); the live one is in projection_generations.
+        const generation = db.prepare("SELECT generation FROM projection_generations WHERE name = 'documents' AND status = 'live'").pluck().get() as number;
         db.prepare(
-          `SELECT json_extract(metadata, '$.sessionId') AS s, count(*) AS n FROM ${documents}
-           WHERE json_extract(metadata, '$.status') = 'active' AND json_extract(metadata, '$.importance') < 0.5 GROUP BY s HAVING n >= 3`,
+          `SELECT json_extract(d.metadata, '$.sessionId') AS s, count(*) AS n FROM documents_g${generation} d JOIN memory_vitals_g${generation} v USING (memory_id)
+           WHERE v.status = 'active' AND v.importance < 0.5 GROUP BY s HAVING n >= 3`,
         ).all();
       } finally {
         db.close();

@@ -46,6 +46,24 @@ export function decayScore(atom: Pick<AtomLifeInput, 'decayType' | 'ttlDays'>, d
   }
 }
 
+/**
+ * How many TTLs after its last touch an atom of `decayType` can first score below `dormantBelow`
+ * (null: never). Only a lower bound for reading candidates; `atomTick` decides.
+ */
+export function dormantAfterTtls(decayType: AtomLifeInput['decayType'], dormantBelow: number): number | null {
+  if (dormantBelow > 1) return 0;
+  switch (decayType) {
+    case 'linear':
+      return dormantBelow <= 0 ? null : 1 - dormantBelow;
+    case 'exponential':
+      return dormantBelow <= 0 ? null : dormantBelow === 1 ? 0 : 0.5 * Math.log2(1 / dormantBelow);
+    case 'step':
+      return dormantBelow > 0.05 ? 1 : null;
+    case 'none':
+      return null;
+  }
+}
+
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /**

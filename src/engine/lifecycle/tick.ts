@@ -1,11 +1,11 @@
 import { localDate, slotInstant } from '../../commands/lifecycle/calendar.js';
+import { dormantAfterTtls } from '../../commands/lifecycle/atoms.js';
 import { decidePolicy } from '../../commands/lifecycle/policy.js';
 import type { LifecycleSettings } from '../../commands/lifecycle/settings.js';
 import { tickDecider, tickIdOf, type TickDecay } from '../../commands/lifecycle/tick.js';
 import { handleCommand } from '../../commands/handler.js';
 import type { EventLog } from '../../events/log/event-log.js';
 import { streams } from '../../events/streams.js';
-import type { AtomStatus } from '../../events/atom.js';
 import type { Indexes } from '../indexes.js';
 import type { CallContext, WriteReceipt } from '../write-path.js';
 
@@ -32,7 +32,6 @@ export interface TickDeps {
   readonly changed: () => void;
 }
 
-const lifeStatuses: readonly AtomStatus[] = ['active', 'dormant', 'expired', 'superseded'];
 export const lifecycleActor = 'system:lifecycle';
 
 /**
@@ -44,10 +43,21 @@ export const lifecycleActor = 'system:lifecycle';
 export function createTicker(deps: TickDeps) {
   const { indexes } = deps;
   const decay = deps.settings.decay;
+  const { dormantBelow, forgetAfterDays } = deps.settings.atoms;
+  const atomRule = {
+    forgetAfterDays,
+    dormantAfterTtls: {
+      linear: dormantAfterTtls('linear', dormantBelow),
+      exponential: dormantAfterTtls('exponential', dormantBelow),
+      step: dormantAfterTtls('step', dormantBelow),
+      none: dormantAfterTtls('none', dormantBelow),
+    },
+  };
 
   /** The below-threshold policy, on the state after the tick; a memory it already moved is not active any more. */
   const applyPolicy = async (tickId: string, asOf: string): Promise<number> => {
-    const actions = decidePolicy(indexes.lifecycle.activeMemories(asOf), decay.policy, Date.parse(asOf));
+    if (decay.policy.action === 'none') return 0;
+    const actions = decidePolicy(indexes.lifecycle.activeBelow(asOf, decay.policy.threshold), decay.policy, Date.parse(asOf));
     const ctx = { actor: lifecycleActor, correlationId: tickId, causationId: tickId };
     for (const a of actions) await deps.write(a.action === 'archive' ? 'ArchiveMemory' : 'ForgetMemory', { memoryId: a.memoryId, reason: a.reason }, ctx);
     return actions.length;
@@ -64,8 +74,8 @@ export function createTicker(deps: TickDeps) {
         date,
         asOf,
         lastTickedDate: indexes.lifecycle.lastTick()?.date ?? null,
-        memories: indexes.lifecycle.activeMemories(asOf),
-        atoms: indexes.atoms.inStatuses(lifeStatuses),
+        memories: indexes.lifecycle.decayInputs(asOf),
+        atoms: indexes.atoms.dueForTick(asOf, atomRule),
         decay,
         atomSettings: deps.settings.atoms,
       },

@@ -11,8 +11,8 @@ export function storedMemories(dataDir: string): { logged: Set<string>; served: 
   try {
     const logged = db.prepare(`SELECT substr(stream_id, 8) FROM events WHERE type = 'MemoryWritten' AND stream_id LIKE 'memory-%'`).pluck().all() as string[];
     const generation = db.prepare(`SELECT generation FROM projection_generations WHERE name = 'documents' AND status = 'live'`).pluck().get() as number;
-    const rows = db.prepare(`SELECT memory_id, metadata FROM documents_g${generation}`).all() as { memory_id: string; metadata: string }[];
-    const served = new Map(rows.map((r) => [r.memory_id, JSON.parse(r.metadata) as { importance: number; status: string }]));
+    const rows = db.prepare(`SELECT memory_id, importance, status FROM memory_vitals_g${generation}`).all() as { memory_id: string; importance: number; status: string }[];
+    const served = new Map(rows.map((r) => [r.memory_id, { importance: r.importance, status: r.status }]));
     return { logged: new Set(logged), served };
   } finally {
     db.close();
