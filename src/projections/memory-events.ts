@@ -1,3 +1,4 @@
+import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
@@ -51,7 +52,24 @@ export function subjectsOf(event: RecordedEvent, atomMemory: (atomId: string) =>
   }
 }
 
+/**
+ * A tick's decay batch names up to a thousand memories, and a tick over 100k memories writes 100 of
+ * them: one row per batch (its id range and ids) instead of one row per memory keeps the tick's
+ * cost in this index to a hundred inserts (ADR 29). `positionsOf` finds a memory's batches by range.
+ */
+function indexDecayBatch(tx: ProjectionTx, event: RecordedEvent<EventOf<'MemoryImportanceDecayed'>>): void {
+  const ids = [...new Set(event.data.decays.map((d) => d.memoryId))].sort();
+  tx.run(
+    'INSERT OR IGNORE INTO {decay_batches} (position, first_id, last_id, memory_ids) VALUES (?, ?, ?, ?)',
+    Number(event.globalPosition),
+    ids[0],
+    ids.at(-1),
+    JSON.stringify(ids),
+  );
+}
+
 function indexEvent(tx: ProjectionTx, event: RecordedEvent): void {
+  if (event.type === 'MemoryImportanceDecayed') return indexDecayBatch(tx, event);
   if (event.type === 'AtomExtracted') {
     tx.run('INSERT OR IGNORE INTO {atom_memories} (atom_id, memory_id) VALUES (?, ?)', event.data.atomId, event.data.memoryId);
   }
@@ -75,9 +93,11 @@ function indexEvent(tx: ProjectionTx, event: RecordedEvent): void {
 /** Which log positions touched each memory and atom: the index behind `lmem history`. */
 export const memoryEventsProjection: Projection = {
   name: 'memory_events',
-  version: 1,
+  // 2: decay batches indexed by id range, one row per batch.
+  version: 2,
   tables: [
     { name: 'memory_events', key: 'subject_id, kind, position' },
+    { name: 'decay_batches', key: 'position' },
     { name: 'atom_memories', key: 'atom_id' },
   ],
   handles: [
@@ -109,6 +129,13 @@ export const memoryEventsProjection: Projection = {
         position INTEGER NOT NULL,
         PRIMARY KEY (subject_id, kind, position)
       ) WITHOUT ROWID;
+      CREATE TABLE {decay_batches} (
+        position INTEGER PRIMARY KEY,
+        first_id TEXT NOT NULL,
+        last_id TEXT NOT NULL,
+        memory_ids TEXT NOT NULL
+      );
+      CREATE INDEX {decay_batches}_range ON {decay_batches} (first_id, last_id);
       CREATE TABLE {atom_memories} (
         atom_id TEXT PRIMARY KEY,
         memory_id TEXT NOT NULL

@@ -2,14 +2,20 @@ import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { Subject } from '../projections/memory-events.js';
 
 /** Reads the `memory_events` index: which log positions touched a memory or an atom. */
-export function createHistoryQueries(db: SqliteDatabase, table: () => string) {
+export function createHistoryQueries(db: SqliteDatabase, tableOf: (name: 'memory_events' | 'decay_batches') => string) {
+  const table = (): string => tableOf('memory_events');
   return {
     /** Positions in ascending order; an id is looked up as a memory first, then as an atom. */
     positionsOf(id: string, kind?: Subject['kind']): { kind: Subject['kind']; positions: bigint[] } | undefined {
       for (const k of kind ? [kind] : (['memory', 'atom'] as const)) {
+        // A memory's decays are in the batches whose id range holds it and whose ids name it.
+        const decays = `SELECT position FROM ${tableOf('decay_batches')} WHERE ? = 'memory' AND first_id <= ? AND last_id >= ?
+          AND EXISTS (SELECT 1 FROM json_each(memory_ids) WHERE value = ?)`;
         const rows = db
-          .prepare<[string, string], { position: number }>(`SELECT position FROM ${table()} WHERE subject_id = ? AND kind = ? ORDER BY position`)
-          .all(id, k);
+          .prepare<[string, string, string, string, string, string], { position: number }>(
+            `SELECT position FROM ${table()} WHERE subject_id = ? AND kind = ? UNION ${decays} ORDER BY position`,
+          )
+          .all(id, k, k, id, id, id);
         if (rows.length > 0) return { kind: k, positions: rows.map((r) => BigInt(r.position)) };
       }
       return undefined;

@@ -23,7 +23,7 @@ export function createReadModels(db: SqliteDatabase, liveTable: LiveTable) {
     atoms: createAtomQueries(db, (name) => liveTable('atoms', name)),
     conversations: createConversationQueries(db, (name) => liveTable(name === 'conversation_revisions' ? name : 'conversations', name)),
     sources: createSourceQueries(db, () => liveTable('memory_sources', 'memory_sources')),
-    history: createHistoryQueries(db, () => liveTable('memory_events', 'memory_events')),
+    history: createHistoryQueries(db, (name) => liveTable('memory_events', name)),
     lifecycle: createLifecycleQueries(db, (name) => liveTable(name === 'documents' || name === 'memory_vitals' ? 'documents' : 'lifecycle', name)),
   };
 }

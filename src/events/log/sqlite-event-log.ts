@@ -5,6 +5,7 @@ import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, Recorded
 import { checkExpectedRevision } from './expected-revision.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import { genesisHash } from './hash-chain.js';
+import { createDecodeMemo } from './decode-memo.js';
 import { createEventRowWriter } from './sqlite-event-rows.js';
 import { ensureHashChain } from './sqlite-chain-schema.js';
 import { createLogSchema } from './sqlite-schema.js';
@@ -111,12 +112,14 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     return { nextExpectedRevision: BigInt(revision), lastPosition: BigInt(position) };
   });
 
-  const decode = (row: EventRow, groups: GroupOpener): RecordedEvent => ({
-    ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore, groups),
-    streamId: row.streamId,
-    streamRevision: BigInt(row.streamRevision),
-    globalPosition: BigInt(row.globalPosition),
-  });
+  const memo = createDecodeMemo();
+  const decode = (row: EventRow, groups: GroupOpener): RecordedEvent =>
+    memo.decode(row, () => ({
+      ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore, groups),
+      streamId: row.streamId,
+      streamRevision: BigInt(row.streamRevision),
+      globalPosition: BigInt(row.globalPosition),
+    }));
 
   /** Decodes rows read together; a grouped box's members outside `rows` are fetched by position. */
   const decodeRows = (rows: readonly EventRow[]): RecordedEvent[] => {
