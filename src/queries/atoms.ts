@@ -1,7 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { EventData } from '../events/catalog.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
-import type { AtomLifeInput } from '../commands/lifecycle/atoms.js';
 import { statementCache } from './statements.js';
 
 const dayMs = 86_400_000;
@@ -29,6 +28,16 @@ export interface MemoryAtom {
   readonly createdAt: string;
   readonly updatedAt: string;
   /** The last extraction, reinforcement or wake: an atom's decay counts from here. */
+  readonly touchedAt: string;
+}
+
+/** What a tick reads of an atom (the decider's TickAtom). */
+export interface TickAtom {
+  readonly atomId: string;
+  readonly status: AtomStatus;
+  readonly decayType: DecayType;
+  readonly ttlDays: number;
+  readonly expiresAt: string | null;
   readonly touchedAt: string;
 }
 
@@ -125,7 +134,7 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
      * superset of what `atomTick` moves, each part read from an index, so a tick reads the atoms
      * that are due instead of every atom.
      */
-    dueForTick(asOf: string, rule: { readonly forgetAfterDays: number; readonly dormantAfterTtls: Readonly<Record<DecayType, number | null>> }): AtomLifeInput[] {
+    dueForTick(asOf: string, rule: { readonly forgetAfterDays: number; readonly dormantAfterTtls: Readonly<Record<DecayType, number | null>> }): TickAtom[] {
       const atoms = table('memory_atoms');
       const cols = 'atom_id AS atomId, status, decay_type AS decayType, ttl_days AS ttlDays, expires_at AS expiresAt, touched_at AS touchedAt, created_at, atom_id';
       const asOfMs = Date.parse(asOf);
@@ -148,7 +157,7 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
         );
       }
       const sql = `SELECT atomId, status, decayType, ttlDays, expiresAt, touchedAt FROM (${parts.join(' UNION ')}) ORDER BY created_at, atom_id`;
-      return prepare<[Record<string, unknown>], AtomLifeInput>(sql).all(params);
+      return prepare<[Record<string, unknown>], TickAtom>(sql).all(params);
     },
     /** The atoms extracted from one memory, oldest first. */
     ofMemory(memoryId: string, filter: AtomFilter = {}): MemoryAtom[] {

@@ -1,6 +1,4 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
-import type { DecayInput } from '../commands/lifecycle/decay.js';
-import type { PolicyInput } from '../commands/lifecycle/policy.js';
 import { statementCache } from './statements.js';
 
 export interface TickRecord {
@@ -17,6 +15,21 @@ export interface UnsettledOriginal {
   readonly memoryId: string;
   readonly originalId: string;
   readonly retention: 'archive' | 'forget';
+}
+
+/** What a tick reads of an active memory (the decider's DecayInput). */
+export interface DecayRow {
+  readonly memoryId: string;
+  readonly importance: number;
+  readonly accessCount: number;
+  readonly lastAccessedAt: string | null;
+}
+
+/** What the below-threshold policy reads of an active memory (the decider's PolicyInput). */
+export interface PolicyRow {
+  readonly memoryId: string;
+  readonly importance: number;
+  readonly createdAt: string;
 }
 
 /** What the lifecycle reads of an active memory: its decay inputs, its age and scope. */
@@ -58,18 +71,18 @@ export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecy
       return (prepare(`SELECT * FROM ${table('lifecycle_ticks')} ORDER BY date`).all() as Parameters<typeof toTick>[0][]).map(toTick);
     },
     /** What a tick decays: the vitals of the active memories written at or before `asOf` (ISO, UTC), by id; no documents row is read. */
-    decayInputs(asOf: string): DecayInput[] {
+    decayInputs(asOf: string): DecayRow[] {
       return prepare(
         `SELECT memory_id AS memoryId, importance, access_count AS accessCount, last_accessed_at AS lastAccessedAt
          FROM ${table('memory_vitals')} WHERE status = 'active' AND created_at <= ? ORDER BY memory_id`,
-      ).all(asOf) as DecayInput[];
+      ).all(asOf) as DecayRow[];
     },
     /** Active memories written at or before `asOf` whose importance is below `threshold`, by id: what the decay policy looks at. */
-    activeBelow(asOf: string, threshold: number): PolicyInput[] {
+    activeBelow(asOf: string, threshold: number): PolicyRow[] {
       return prepare(
         `SELECT memory_id AS memoryId, importance, created_at AS createdAt FROM ${table('memory_vitals')}
          WHERE status = 'active' AND created_at <= ? AND importance < ? ORDER BY memory_id`,
-      ).all(asOf, threshold) as PolicyInput[];
+      ).all(asOf, threshold) as PolicyRow[];
     },
     /** Active memories written at or before `asOf`, by id, each with whether a consolidation merged it before (its candidates). */
     consolidationMemories(asOf: string): LifecycleMemory[] {
