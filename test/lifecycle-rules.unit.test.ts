@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accessReinforcement, atomTick, decayScore, transition, type AtomLifeInput } from '../src/commands/lifecycle/atoms.js';
+import fc from 'fast-check';
+import { accessReinforcement, atomTick, decayScore, dormantAfterTtls, transition, type AtomLifeInput } from '../src/commands/lifecycle/atoms.js';
 import { dueDates, firstSlotDateAfter, localDate, nextDate, slotInstant } from '../src/commands/lifecycle/calendar.js';
 import { decayOne } from '../src/commands/lifecycle/decay.js';
 import { decidePolicy } from '../src/commands/lifecycle/policy.js';
@@ -145,5 +146,20 @@ describe('below-threshold policy', () => {
       { memoryId: 'low-old', action: 'archive', reason: 'importance 0.04 fell below 0.05 (decay policy)' },
     ]);
     expect(decidePolicy(memories, { action: 'forget', threshold: 0.5, minAgeDays: 0 }, asOf).map((a) => a.memoryId)).toEqual(['low-old', 'low-young', 'high-old']);
+  });
+});
+
+describe('dormantAfterTtls', () => {
+  it('is a lower bound: no atom scores below the dormancy line before that many TTLs (less a day)', () => {
+    const types = ['linear', 'exponential', 'step', 'none'] as const;
+    fc.assert(
+      fc.property(fc.constantFrom(...types), fc.double({ min: 0, max: 1.2, noNaN: true }), fc.double({ min: 0, max: 400, noNaN: true }), fc.double({ min: 0, max: 800, noNaN: true }), (decayType, dormantBelow, ttlDays, days) => {
+        const ttls = dormantAfterTtls(dormantBelow)[decayType];
+        if (decayScore({ decayType, ttlDays }, days) >= dormantBelow) return;
+        expect(ttls).not.toBeNull();
+        expect(days).toBeGreaterThanOrEqual(Math.max(1, ttlDays) * (ttls ?? 0) - 1);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

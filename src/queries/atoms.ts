@@ -31,7 +31,7 @@ export interface MemoryAtom {
   readonly touchedAt: string;
 }
 
-/** What a tick reads of an atom (the decider's TickAtom). */
+/** What a tick reads of an atom (the decider's AtomLifeInput). */
 export interface TickAtom {
   readonly atomId: string;
   readonly status: AtomStatus;
@@ -150,10 +150,12 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
       ];
       for (const [decayType, ttls] of Object.entries(rule.dormantAfterTtls)) {
         if (ttls === null) continue;
-        params[decayType] = ttls;
+        const n = parts.length;
+        params[`type${n}`] = decayType;
+        params[`ttls${n}`] = ttls;
         parts.push(
-          `SELECT ${cols} FROM ${atoms} WHERE status = 'active' AND decay_type = '${decayType}'
-             AND coalesce(julianday(:asOf) - julianday(touched_at) >= max(1, ttl_days) * :${decayType} - 1, 1)`,
+          `SELECT ${cols} FROM ${atoms} WHERE status = 'active' AND decay_type = :type${n}
+             AND coalesce(julianday(:asOf) - julianday(touched_at) >= max(1, ttl_days) * :ttls${n} - 1, 1)`,
         );
       }
       const sql = `SELECT atomId, status, decayType, ttlDays, expiresAt, touchedAt FROM (${parts.join(' UNION ')}) ORDER BY created_at, atom_id`;

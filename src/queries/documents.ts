@@ -84,7 +84,7 @@ const toDocument = (row: Row): MemoryDocument => ({
 
 /**
  * Reads memories from the live documents generation, each row joined with its vitals; filters run
- * in SQL on the expression indexes. `table` resolves `documents` or `memory_vitals` per call.
+ * in SQL on the expression indexes. `tableOf` resolves `documents` or `memory_vitals` per call.
  */
 export function createDocumentQueries(db: SqliteDatabase, tableOf: (name: 'documents' | 'memory_vitals') => string) {
   const prepare = statementCache(db);

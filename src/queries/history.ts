@@ -9,13 +9,15 @@ export function createHistoryQueries(db: SqliteDatabase, tableOf: (name: 'memory
     positionsOf(id: string, kind?: Subject['kind']): { kind: Subject['kind']; positions: bigint[] } | undefined {
       for (const k of kind ? [kind] : (['memory', 'atom'] as const)) {
         // A memory's decays are in the batches whose id range holds it and whose ids name it.
-        const decays = `SELECT position FROM ${tableOf('decay_batches')} WHERE ? = 'memory' AND first_id <= ? AND last_id >= ?
-          AND EXISTS (SELECT 1 FROM json_each(memory_ids) WHERE value = ?)`;
+        const decays = k === 'memory'
+          ? ` UNION SELECT position FROM ${tableOf('decay_batches')} WHERE first_id <= :id AND last_id >= :id
+              AND EXISTS (SELECT 1 FROM json_each(memory_ids) WHERE value = :id)`
+          : '';
         const rows = db
-          .prepare<[string, string, string, string, string, string], { position: number }>(
-            `SELECT position FROM ${table()} WHERE subject_id = ? AND kind = ? UNION ${decays} ORDER BY position`,
+          .prepare<[{ id: string; kind: string }], { position: number }>(
+            `SELECT position FROM ${table()} WHERE subject_id = :id AND kind = :kind${decays} ORDER BY position`,
           )
-          .all(id, k, k, id, id, id);
+          .all({ id, kind: k });
         if (rows.length > 0) return { kind: k, positions: rows.map((r) => BigInt(r.position)) };
       }
       return undefined;

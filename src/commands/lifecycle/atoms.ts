@@ -47,21 +47,19 @@ export function decayScore(atom: Pick<AtomLifeInput, 'decayType' | 'ttlDays'>, d
 }
 
 /**
- * How many TTLs after its last touch an atom of `decayType` can first score below `dormantBelow`
- * (null: never). Only a lower bound for reading candidates; `atomTick` decides.
+ * For each decay type, how many TTLs after its last touch an atom can first score below
+ * `dormantBelow` (null: never). Only a lower bound for reading candidates; `atomTick` decides.
  */
-export function dormantAfterTtls(decayType: AtomLifeInput['decayType'], dormantBelow: number): number | null {
-  if (dormantBelow > 1) return 0;
-  switch (decayType) {
-    case 'linear':
-      return dormantBelow <= 0 ? null : 1 - dormantBelow;
-    case 'exponential':
-      return dormantBelow <= 0 ? null : dormantBelow === 1 ? 0 : 0.5 * Math.log2(1 / dormantBelow);
-    case 'step':
-      return dormantBelow > 0.05 ? 1 : null;
-    case 'none':
-      return null;
-  }
+export function dormantAfterTtls(dormantBelow: number): Record<AtomLifeInput['decayType'], number | null> {
+  if (dormantBelow > 1) return { linear: 0, exponential: 0, step: 0, none: 0 };
+  const never = dormantBelow <= 0;
+  return {
+    linear: never ? null : 1 - dormantBelow,
+    // -log2(b) rather than log2(1 / b): 1 / b overflows for the tiniest b.
+    exponential: never ? null : dormantBelow === 1 ? 0 : -0.5 * Math.log2(dormantBelow),
+    step: dormantBelow > 0.05 ? 1 : null,
+    none: null,
+  };
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;

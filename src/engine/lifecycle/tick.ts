@@ -44,15 +44,7 @@ export function createTicker(deps: TickDeps) {
   const { indexes } = deps;
   const decay = deps.settings.decay;
   const { dormantBelow, forgetAfterDays } = deps.settings.atoms;
-  const atomRule = {
-    forgetAfterDays,
-    dormantAfterTtls: {
-      linear: dormantAfterTtls('linear', dormantBelow),
-      exponential: dormantAfterTtls('exponential', dormantBelow),
-      step: dormantAfterTtls('step', dormantBelow),
-      none: dormantAfterTtls('none', dormantBelow),
-    },
-  };
+  const atomRule = { forgetAfterDays, dormantAfterTtls: dormantAfterTtls(dormantBelow) };
 
   /** The below-threshold policy, on the state after the tick; a memory it already moved is not active any more. */
   const applyPolicy = async (tickId: string, asOf: string): Promise<number> => {
