@@ -105,6 +105,11 @@ describe('erasure in place (ADR 32)', () => {
           [{ kind: 'write', user: 'u0', session: 's1', persona: 'p0', text: 'tea', fact: 'tea' }, { kind: 'erase', subject: 'user', pick: 0 }, { kind: 'update', pick: 0, text: 'tea' }],
           { kind: 'erase', subject: 'session', pick: 1 },
           [],
+        ]], [[
+          // Found by CI: an update of an erased memory was accepted and wrote its text in the clear (now refused).
+          [1, 2, 3].map(() => ({ kind: 'write' as const, user: 'u0' as const, session: 's0' as const, persona: 'p0' as const, text: 'tea', fact: 'tea' })),
+          { kind: 'erase', subject: 'user', pick: 0 },
+          [{ kind: 'update', pick: 0, text: 'violin' }, { kind: 'write', user: 'u0', session: 's0', persona: 'p0', text: 'violin', fact: 'tea' }, { kind: 'erase', subject: 'user', pick: 0 }],
         ]]],
       },
     );

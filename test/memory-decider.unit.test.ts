@@ -1,5 +1,5 @@
-import { describe, it } from 'vitest';
-import type { EventBody } from '../src/commands/decider.js';
+import { describe, expect, it } from 'vitest';
+import { stampEvents, type EventBody } from '../src/commands/decider.js';
 import { DomainError } from '../src/commands/errors.js';
 import type { MemoryCommand } from '../src/commands/memory/commands.js';
 import { memoryDecider } from '../src/commands/memory/decider.js';
@@ -88,6 +88,17 @@ describe('memory decider', () => {
       .when(cmd({ type: 'RestoreMemory', data: { memoryId: 'm1' } }))
       .then([{ type: 'MemoryRestored', schemaVersion: 1, data: { memoryId: 'm1' } }]);
     spec.given([written]).when(cmd({ type: 'RestoreMemory', data: { memoryId: 'm1' } })).then([]);
+  });
+
+  it('takes no command for an erased memory: its write reads as erased, and an update would bring its text back in the clear', () => {
+    const erasedWrite = stampEvents<MemoryEvent>([written], metadata).map((e) => ({ ...e, metadata: { ...e.metadata, erased: true as const } }));
+    const state = erasedWrite.reduce(memoryDecider.evolve, memoryDecider.initialState());
+    const decide = (c: Omit<MemoryCommand, 'metadata'>) => () => memoryDecider.decide(cmd(c), state);
+    expect(decide({ type: 'UpdateMemory', data: { memoryId: 'm1', changes: { text: 'violin' } } })).toThrow(/erased/);
+    expect(decide({ type: 'ArchiveMemory', data: { memoryId: 'm1', reason: 'old' } })).toThrow(/erased/);
+    expect(decide({ type: 'RestoreMemory', data: { memoryId: 'm1' } })).toThrow(/erased/);
+    expect(decide({ type: 'ForgetMemory', data: { memoryId: 'm1', reason: 'asked' } })()).toEqual([]);
+    expect(memoryDecider.evolve(state, stampEvents<MemoryEvent>([archived], metadata)[0]!).status).toBe('erased');
   });
 
   it('never restores or archives a forgotten memory', () => {

@@ -17,9 +17,12 @@ export function decideMemory(command: MemoryCommand, state: MemoryState): Body[]
       return [{ type: 'MemoryWritten', schemaVersion: 2, data: command.data }, ...(command.derived ?? []), ...(command.consolidates ? [command.consolidates] : [])];
     case 'UpdateMemory':
       return decideUpdate(command, living(state, command.data.memoryId, 'update'));
-    case 'ForgetMemory':
-      if (requireExisting(state, command.data.memoryId).status === 'forgotten') return [];
+    case 'ForgetMemory': {
+      // An erased memory is already gone further than a forget takes it.
+      const { status } = requireExisting(state, command.data.memoryId);
+      if (status === 'forgotten' || status === 'erased') return [];
       return [{ type: 'MemoryForgotten', schemaVersion: 1, data: command.data }];
+    }
     case 'ArchiveMemory':
       if (living(state, command.data.memoryId, 'archive').status === 'archived') return [];
       return [{ type: 'MemoryArchived', schemaVersion: 1, data: command.data }];
@@ -59,6 +62,10 @@ function living(state: MemoryState, memoryId: string, action: string) {
   const existing = requireExisting(state, memoryId);
   if (existing.status === 'forgotten') {
     throw new DomainError('memory_forgotten', `cannot ${action} memory ${memoryId}: it was forgotten`);
+  }
+  // An update would write its text in the clear under no destroyed key: the erased content would come back.
+  if (existing.status === 'erased') {
+    throw new DomainError('memory_erased', `cannot ${action} memory ${memoryId}: it was erased`);
   }
   return existing;
 }

@@ -21,7 +21,8 @@ export type MemoryFields = Omit<EventData<'MemoryWritten'>, 'sources'>;
 export type MemoryState =
   | { readonly status: 'absent' }
   | {
-      readonly status: 'active' | 'archived' | 'forgotten';
+      /** Erased: its write reads as erased (ADR 19), so nothing may be said of it again. */
+      readonly status: 'active' | 'archived' | 'forgotten' | 'erased';
       readonly memory: MemoryFields;
       /** Atoms extracted from this memory that are still active: an edit of the text supersedes them. */
       readonly atomIds: readonly string[];
@@ -34,7 +35,7 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
   switch (event.type) {
     case 'MemoryWritten': {
       const { sources: _sources, ...memory } = event.data;
-      return { status: 'active', memory, atomIds: [] };
+      return { status: event.metadata.erased === true ? 'erased' : 'active', memory, atomIds: [] };
     }
     case 'MemoryUpdated':
       return withMemory(state, (memory) => ({ ...memory, ...event.data.changes }));
@@ -72,7 +73,8 @@ function withMemory(state: MemoryState, change: (m: MemoryFields) => MemoryField
 }
 
 function withStatus(state: MemoryState, status: 'active' | 'archived' | 'forgotten'): MemoryState {
-  return state.status === 'absent' ? state : { ...state, status };
+  // Nothing brings an erased memory back: its later events were stamped before the erasure read them.
+  return state.status === 'absent' || state.status === 'erased' ? state : { ...state, status };
 }
 
 export function assertNever(value: never): never {
