@@ -88,9 +88,14 @@ export function createRecall(deps: RecallDeps) {
    * add`, a fact a host wrote) has no conversation around it: notes written in one session lent
    * each other score for nothing (issue 16: +0.35 to a note with no keyword score).
    */
-  const oneMessage = (id: string | null): id is string => id !== null && indexes.sources.of(id).length === 1;
+  // Source counts a batch at a time: one statement for the pool, one for its neighbours.
+  const oneMessageOf = (ids: readonly (string | null)[]) => {
+    const counts = indexes.sources.counts(ids.filter((id): id is string => id !== null));
+    return (id: string | null): id is string => id !== null && counts.get(id) === 1;
+  };
   const adjacent = (ids: readonly string[]) => {
-    const around = indexes.documents.adjacentInSession(ids.filter(oneMessage));
+    const around = indexes.documents.adjacentInSession(ids.filter(oneMessageOf(ids)));
+    const oneMessage = oneMessageOf([...around.values()].flatMap((a) => [a.previous, a.next]));
     return new Map([...around].map(([id, a]) => [id, { previous: oneMessage(a.previous) ? a.previous : null, next: oneMessage(a.next) ? a.next : null }]));
   };
   const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent };
@@ -111,7 +116,10 @@ export function createRecall(deps: RecallDeps) {
       const base = { memoryId: c.memoryId, text: doc.text, score: c.score, importance: doc.importance, createdAt: doc.createdAt, sessionId: doc.sessionId, facts: [] };
       return [request.explain ? { ...base, explain: c.explain } : base];
     });
-    const memories = applyAtomPolicy(results, (id) => indexes.atoms.ofMemory(id), now.toISOString(), (id) => indexes.sources.has(id));
+    const ids = results.map((r) => r.memoryId);
+    const atoms = indexes.atoms.ofMemories(ids);
+    const sourceCounts = indexes.sources.counts(ids);
+    const memories = applyAtomPolicy(results, (id) => atoms.get(id) ?? [], now.toISOString(), (id) => (sourceCounts.get(id) ?? 0) > 0);
     deps.access.record(memories.map((m) => m.memoryId), now.toISOString());
     return { memories, injection: formatInjection(memories, settings), cacheHit: hit };
   };

@@ -165,6 +165,21 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
     ofMemory(memoryId: string, filter: AtomFilter = {}): MemoryAtom[] {
       return select('memory_id = ?', [memoryId], filter);
     },
+    /** `ofMemory` of many memories in one statement: each memory's atoms, oldest first (memories without any are left out). */
+    ofMemories(memoryIds: readonly string[], filter: AtomFilter = {}): Map<string, MemoryAtom[]> {
+      const found = new Map<string, MemoryAtom[]>();
+      if (memoryIds.length === 0) return found;
+      const params: unknown[] = [JSON.stringify([...new Set(memoryIds)])];
+      // CROSS JOIN: the memories drive, each read through the memory index (a status filter would otherwise pick the status index and scan).
+      const sql = `SELECT ${columns} FROM json_each(?) j CROSS JOIN ${table('memory_atoms')} ON memory_id = j.value
+        WHERE 1${filterSql(filter, params)} ORDER BY created_at, atom_id`;
+      for (const atom of prepare<unknown[], Row>(sql).all(...params).map(toAtom)) {
+        const list = found.get(atom.memoryId);
+        if (list) list.push(atom);
+        else found.set(atom.memoryId, [atom]);
+      }
+      return found;
+    },
     /**
      * Atoms of a session/persona whose normalised content (`atomKey`) is `key`: what the engine
      * reinforces instead of extracting the same statement again.

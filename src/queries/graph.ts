@@ -157,6 +157,15 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
       return new Map(rows.map((r) => [r.entry_id, r.memory_id]));
     },
 
+    /** The entries of the given memories, entry id -> memory id (a few index reads, where looking up many entries one by one is not). */
+    entriesOfMemories(memoryIds: Iterable<string>): Map<string, string> {
+      const ids = [...memoryIds];
+      if (ids.length === 0) return new Map();
+      const sql = `SELECT entry_id, memory_id FROM ${table('graph_entries')} WHERE memory_id IN (SELECT value FROM json_each(?))`;
+      const rows = prepare<[string], { entry_id: string; memory_id: string }>(sql).all(JSON.stringify(ids));
+      return new Map(rows.map((r) => [r.entry_id, r.memory_id]));
+    },
+
     /** Merged weight of one edge across memories (0 when no memory carries it). */
     edgeWeight(source: string, target: string, relation: string): { weight: number; memoryCount: number } {
       const row = db

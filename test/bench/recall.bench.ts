@@ -6,11 +6,18 @@
  * query, a raw baseline on the same data: one prepared FTS5 MATCH ... ORDER BY bm25 LIMIT 10 over a
  * plain copy of the FTS tokens plus one raw faiss-node IndexFlatIP search (k = 10) over the memory
  * vectors, query vector ready.
+ *
+ * Alone (only the recall rows, on stores of --memories memories, default 10,000 and 100,000):
+ *   node dist/test/bench/recall.bench.js [--json] [--memories=N] [--queries=N] [--store=DIR]
+ * --store keeps each built and caught-up store in DIR and measures on a fresh copy of it, so a
+ * later run spends its time on recall alone (the runs write access events into their copy).
  */
+import { cpSync, existsSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { IndexFlatIP as FaissIndex } from 'faiss-node';
-import type { EmbeddingProvider } from '../../src/providers/embeddings/index.js';
+import { createHashEmbeddingProvider, type EmbeddingProvider } from '../../src/providers/embeddings/index.js';
 import { openDatabase, type SqliteDatabase } from '../../src/events/log/sqlite-database.js';
 import { ftsTableName } from '../../src/projections/fts.js';
 import { ftsTokenizeOption, toFtsQuery } from '../../src/projections/text/tokenizer.js';
@@ -19,8 +26,9 @@ import { openTestEngine, testEnvironment } from '../support/engine.js';
 import { logStart } from './log-events.js';
 import { chunks, expectRows } from './core.bench.js';
 import { searchQueries } from './corpus.js';
-import { row, type BenchRow } from './report.js';
-import { alternate, progress, quantile } from './support.js';
+import { printReport, row, type BenchReport, type BenchRow } from './report.js';
+import { alternate, benchDir, intArg, isEntryPoint, machineMeta, progress, quantile } from './support.js';
+import { buildLog } from './projections.bench.js';
 
 const require = createRequire(import.meta.url);
 const { IndexFlatIP } = require('faiss-node') as typeof import('faiss-node');
@@ -153,4 +161,49 @@ export async function recallRows(options: RecallBenchOptions): Promise<BenchRow[
     built?.fts.close();
     await engine.close();
   }
+}
+
+/** A store of `memories` corpus memories with every read model caught up, in `dir` (kept there when `ready` says so). */
+async function builtStore(dir: string, memories: number): Promise<void> {
+  const ready = join(dir, 'ready');
+  if (existsSync(ready)) return;
+  progress(`recall: building a log of ${memories} memories (not timed)`);
+  (await buildLog(join(dir, 'livingmemory.db'), memories)).db.close();
+  progress('recall: catching the read models up (not timed)');
+  const engine = await openTestEngine(dir);
+  await engine.indexes.vectors.flush();
+  await engine.close();
+  writeFileSync(ready, `${memories}\n`);
+}
+
+/** The recall rows alone, at each size. */
+export async function runRecallBench(): Promise<BenchReport> {
+  const sizes = process.argv.some((a) => a.startsWith('--memories')) ? [intArg('memories', 10_000)] : [10_000, 100_000];
+  const queries = intArg('queries', 200);
+  const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice('--store='.length);
+  const loadAtStart = loadavg()[0] ?? 0;
+  const dir = benchDir('lmem-bench-recall-');
+  const provider = createHashEmbeddingProvider();
+  const rows: BenchRow[] = [];
+  try {
+    for (const [i, memories] of sizes.entries()) {
+      const kept = join(storeArg ?? dir.dir, `store-${memories}`);
+      await builtStore(kept, memories);
+      const dataDir = join(dir.dir, `run-${memories}`);
+      if (storeArg !== undefined) cpSync(kept, dataDir, { recursive: true });
+      rows.push(...(await recallRows({ dataDir: storeArg === undefined ? kept : dataDir, memories, queries, provider, rawPath: dir.file('fts-raw'), note: i === 0 })));
+    }
+    return { title: 'LivingMemory recall latency (ratio = ours / raw)', meta: { ...machineMeta(dir.dir, loadAtStart), queriesPerScope: queries }, rows };
+  } finally {
+    dir.remove();
+  }
+}
+
+if (isEntryPoint(import.meta.url)) {
+  runRecallBench()
+    .then((report) => printReport(report))
+    .catch((error: unknown) => {
+      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    });
 }

@@ -27,8 +27,9 @@ export function atomsAtHead(log: Pick<EventLog, 'headPosition'>, runner: Pick<Pr
 export function accessAtomEvents(atoms: AtomQueries, settings: AtomLifecycleSettings, fresh: () => Promise<boolean>) {
   return async (accesses: readonly { readonly memoryId: string; readonly lastAccessedAt: string }[]): Promise<EventBody[]> => {
     if (!settings.reinforceOnAccess || !(await fresh())) return [];
+    const live = atoms.ofMemories(accesses.map((a) => a.memoryId), { statuses: ['active', 'dormant'] });
     return accesses.flatMap(({ memoryId, lastAccessedAt }) =>
-      atoms.ofMemory(memoryId, { statuses: ['active', 'dormant'] }).flatMap((atom) => {
+      (live.get(memoryId) ?? []).flatMap((atom) => {
         const { reinforcementCount, expiresAt } = reinforcementTtl(atom, lastAccessedAt);
         return accessReinforcement({ ...atom, next: { reinforcementCount, expiresAt } }, settings, Date.parse(lastAccessedAt));
       }),

@@ -15,7 +15,7 @@ export interface RouteSources {
   readonly vectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
   /** Vector search over graph entries: hits are entry ids. */
   readonly graphVectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
-  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighboursOfMany' | 'memoriesOfEach' | 'memoryOfEntries'>;
+  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighboursOfMany' | 'memoriesOfEach' | 'entriesOfMemories'>;
   readonly documents: { getMany(ids: readonly string[]): Map<string, MemoryDocument> };
   readonly embedQuery: (query: string) => Promise<Float32Array>;
   /** What the embedding provider embeds meaningfully; absent when it embeds every text. */
@@ -111,11 +111,12 @@ const deepest = (hits: readonly ScoredId[], limit: number): number | null => (hi
 async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number, found: ReadonlySet<string>): Promise<Cut> {
   if (found.size === 0) return { list: [], floor: null };
   const hits = await sources.graphVectors.search(vector, Math.min(8192, limit * 8));
-  const memoryOf = sources.graph.memoryOfEntries(hits.map((h) => h.id));
+  // The found memories' entries, not the memory of every hit: a few memories against a hundred hits.
+  const memoryOf = sources.graph.entriesOfMemories(found);
   const best = new Map<string, number>();
   for (const hit of hits) {
     const memoryId = memoryOf.get(hit.id);
-    if (memoryId !== undefined && found.has(memoryId) && !best.has(memoryId)) best.set(memoryId, hit.score);
+    if (memoryId !== undefined && !best.has(memoryId)) best.set(memoryId, hit.score);
   }
   return { list: firstInScope(sources, [...best].map(([id, score]) => ({ id, score })), filter, limit, embedded(sources)), floor: deepest(hits, limit) };
 }
