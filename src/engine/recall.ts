@@ -10,6 +10,7 @@ import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from 
 import type { AccessRecorder } from './access-batcher.js';
 import type { Environment } from './clock.js';
 import { coverageCheck, truncateForEmbedding, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import type { RecallWorker } from './recall-worker.js';
 import type { Indexes } from './indexes.js';
 
 export const recallInputSchema = z
@@ -53,6 +54,8 @@ interface RecallDeps {
   readonly access: AccessRecorder;
   readonly settings?: RecallSettings;
   readonly reranker?: Reranker | null;
+  /** Runs the routes' keyword sides on a second thread (ADR 21). */
+  readonly worker?: RecallWorker | null;
 }
 
 /** The read models the recall routes search, over the live generations. */
@@ -98,7 +101,7 @@ export function createRecall(deps: RecallDeps) {
     const oneMessage = oneMessageOf([...around.values()].flatMap((a) => [a.previous, a.next]));
     return new Map([...around].map(([id, a]) => [id, { previous: oneMessage(a.previous) ? a.previous : null, next: oneMessage(a.next) ? a.next : null }]));
   };
-  const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent };
+  const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent, ...(deps.worker ? { elsewhere: deps.worker.routes } : {}) };
 
   const recall = async (input: unknown): Promise<RecallAnswer> => {
     const request = parseOrThrow(recallInputSchema, input);

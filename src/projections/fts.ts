@@ -8,7 +8,9 @@ import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
  * with the scope and status beside it, kept in step with `documents`. A forgotten memory's row is
  * deleted. FTS5 cannot index its UNINDEXED columns, so `{keys}` maps a memory to its FTS rowid
  * (the position of its MemoryWritten event, the same in every replay) and a change is a rowid
- * lookup instead of a scan of the whole table.
+ * lookup instead of a scan of the whole table. `{keys}` also holds each row's scope and status,
+ * indexed by session and by user (version 2): a search in one session tells its matches by rowid
+ * instead of reading every match's stored row (ADR 21).
  */
 
 export const ftsTableName = 'livingmemory_memories_fts';
@@ -33,12 +35,22 @@ function written(tx: ProjectionTx, e: RecordedEvent<EventOf<'MemoryWritten'>>): 
     d.personaId,
     d.userId,
   );
-  tx.run('INSERT INTO {livingmemory_memories_fts_keys} (memory_id, fts_rowid) VALUES (?, ?)', d.memoryId, rowid);
+  tx.run(
+    `INSERT INTO {livingmemory_memories_fts_keys} (memory_id, fts_rowid, session_id, persona_id, user_id, status)
+     VALUES (?, ?, ?, ?, ?, 'active')`,
+    d.memoryId,
+    rowid,
+    d.sessionId,
+    d.personaId,
+    d.userId,
+  );
 }
 
 function setColumn(tx: ProjectionTx, memoryId: string, column: 'tokens' | 'status', value: string): void {
   const rowid = rowidOf(tx, memoryId);
-  if (rowid !== undefined) tx.run(`UPDATE {livingmemory_memories_fts} SET ${column} = ? WHERE rowid = ?`, value, rowid);
+  if (rowid === undefined) return;
+  tx.run(`UPDATE {livingmemory_memories_fts} SET ${column} = ? WHERE rowid = ?`, value, rowid);
+  if (column === 'status') tx.run('UPDATE {livingmemory_memories_fts_keys} SET status = ? WHERE memory_id = ?', value, memoryId);
 }
 
 function forgotten(tx: ProjectionTx, memoryId: string): void {
@@ -73,13 +85,14 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
 /** BM25 keyword search over memory text, read by `src/queries/keyword.ts`. */
 export const ftsProjection: Projection = {
   name: 'fts',
-  version: 1,
+  version: 2,
   tables: [
     { name: ftsTableName, key: 'memory_id' },
     { name: keysTableName, key: 'memory_id' },
   ],
   handles: ['MemoryWritten', 'MemoryUpdated', 'MemoryArchived', 'MemoryRestored', 'MemoryForgotten'],
   init(tx) {
+    const keys = tx.table(keysTableName);
     tx.exec(`
       CREATE VIRTUAL TABLE {livingmemory_memories_fts} USING fts5(
         tokens,
@@ -92,8 +105,14 @@ export const ftsProjection: Projection = {
       );
       CREATE TABLE {livingmemory_memories_fts_keys} (
         memory_id TEXT PRIMARY KEY,
-        fts_rowid INTEGER NOT NULL
+        fts_rowid INTEGER NOT NULL,
+        session_id TEXT,
+        persona_id TEXT,
+        user_id TEXT,
+        status TEXT NOT NULL
       ) WITHOUT ROWID;
+      CREATE INDEX ${keys}_session ON {livingmemory_memories_fts_keys} (session_id, status, fts_rowid);
+      CREATE INDEX ${keys}_user ON {livingmemory_memories_fts_keys} (user_id, status, fts_rowid);
     `);
   },
   apply(batch, tx) {

@@ -32,11 +32,10 @@ export function rankedWithFilter<Row extends { readonly rowid: number }>(options
   // Reading a stored FTS5 row decodes its whole record (the tokens too): about 15 µs a row at 10k
   // memories, as much as a third of the MATCH itself for a window of 62. So the rows are read only
   // as far down the window as needed: `limit` first (enough when all pass), then the rest.
-  const read = options.prepare(`SELECT ${options.columns} FROM ${fts} WHERE rowid IN (SELECT value FROM json_each(?))`);
   const kept: (Row & RankedRowid)[] = [];
   for (let start = 0; start < ranked.length; start += limit) {
     const part = ranked.slice(start, start + limit);
-    const rows = new Map((read.all(JSON.stringify(part.map((r) => r.rowid))) as (Row & { rowid: number })[]).map((row) => [row.rowid, row]));
+    const rows = rowsOf<Row>(options, part);
     for (const hit of part) {
       const row = rows.get(hit.rowid);
       if (row !== undefined && options.keep(row)) kept.push({ ...row, ...hit });
@@ -44,4 +43,33 @@ export function rankedWithFilter<Row extends { readonly rowid: number }>(options
     }
   }
   return ranked.length < window ? kept : options.filtered();
+}
+
+type Read = { readonly prepare: (sql: string) => Statement; readonly fts: string; readonly columns: string };
+
+/** The stored rows of the given matches, by rowid. */
+function rowsOf<Row extends { readonly rowid: number }>(options: Read, hits: readonly RankedRowid[]): Map<number, Row> {
+  const read = options.prepare(`SELECT ${options.columns} FROM ${options.fts} WHERE rowid IN (SELECT value FROM json_each(?))`);
+  return new Map((read.all(JSON.stringify(hits.map((r) => r.rowid))) as Row[]).map((row) => [row.rowid, row]));
+}
+
+/**
+ * The best `limit` matches of `match` among the rowids `within` selects (a subquery on an indexed
+ * table beside the FTS table, `params` its parameters), best first (ties by rowid). A scope that
+ * keeps few matches (a session) is checked by rowid alone, so only the kept rows are read; the
+ * filter inside the FTS query read the stored row of every match (issue 16: 100k memories).
+ */
+export function rankedWithin<Row extends { readonly rowid: number }>(
+  options: Read & { readonly match: string; readonly limit: number; readonly within: string; readonly params: readonly unknown[] },
+): (Row & RankedRowid)[] {
+  const { fts } = options;
+  // `+rowid`: a rowid constraint FTS5 is offered runs the whole MATCH (and bm25's statistics) once per rowid.
+  const ranked = options
+    .prepare(`SELECT rowid, bm25(${fts}) AS bm25 FROM ${fts} WHERE ${fts} MATCH ? AND +rowid IN (${options.within}) ORDER BY bm25, rowid LIMIT ?`)
+    .all(options.match, ...options.params, options.limit) as RankedRowid[];
+  const rows = rowsOf<Row>(options, ranked);
+  return ranked.flatMap((hit) => {
+    const row = rows.get(hit.rowid);
+    return row === undefined ? [] : [{ ...row, ...hit }];
+  });
 }

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
-import { rankedWithFilter, type RankedRowid } from './fts-ranked.js';
+import { rankedWithFilter, rankedWithin, type RankedRowid } from './fts-ranked.js';
 import { statementCache } from './statements.js';
 
 export interface KeywordFilter {
@@ -55,7 +55,10 @@ export function createKeywordSearch(db: SqliteDatabase, table: () => string, key
       return found;
     },
     search(query: string, filter: KeywordFilter = {}): KeywordHit[] {
-      const match = toFtsQuery(query);
+      return this.searchMatch(toFtsQuery(query), filter);
+    },
+    /** `search` of a query already made a MATCH string (`toFtsQuery`), e.g. by a thread that has the tokenizer loaded. */
+    searchMatch(match: string | null, filter: KeywordFilter = {}): KeywordHit[] {
       const limit = Math.floor(filter.limit ?? 10);
       if (match === null || !(limit >= 1)) return [];
       const t = table();
@@ -76,10 +79,12 @@ export function createKeywordSearch(db: SqliteDatabase, table: () => string, key
       const filtered = (): Row[] =>
         prepare(`SELECT ${columns}, bm25(${t}) AS bm25 FROM ${t}
           WHERE ${where.join(' AND ')} ORDER BY bm25, rowid LIMIT ?`).all(...params, limit) as Row[];
-      // A session or user holds few of the matches: there the filter inside the SQL is the cheaper road.
+      // A session or user holds few of the matches: they are told by rowid, from the keys table's scope index.
       const narrow = filter.sessionId != null || filter.userId != null;
       const rows = narrow
-        ? filtered()
+        ? rankedWithin<ScopeRow>({
+            prepare, fts: t, columns, match, limit, within: `SELECT fts_rowid FROM ${keysTable()} WHERE ${where.slice(1).join(' AND ')}`, params: params.slice(1),
+          })
         : rankedWithFilter<ScopeRow>({
             prepare, fts: t, columns, match, limit, filtered,
             keep: (row) => wanted.every(([column, value]) => row[column] === value),

@@ -97,9 +97,11 @@ export async function rankCandidates(
   if (skipVectors) notes.push(`vector route skipped: ${reach.provider} embeds ${reach.languages} only, and this query is not`);
   const vector = skipVectors ? Promise.reject(new Error('not embedded')) : sources.embedQuery(request.query);
   vector.catch(() => undefined);
+  // The graph route starts first: it may hand its keyword side to another thread, which then works while this one searches.
+  const graphWork = bounded(graphRoute(sources, request.query, before(vector, s.routeTimeoutMs * 0.8), filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph');
   const [docRoute, graph] = await Promise.all([
     bounded(documentRoute(sources, request.query, vector, filter, limit), s.routeTimeoutMs, failures, 'document'),
-    bounded(graphRoute(sources, request.query, before(vector, s.routeTimeoutMs * 0.8), filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph'),
+    graphWork,
   ]);
   const fusedDoc = fuseRoute(docRoute.keyword, docRoute.vector, s, docRoute.floors);
   const fusedGraph = fuseRoute(graph.keyword, graph.vector, s, graph.floors);

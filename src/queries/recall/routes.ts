@@ -20,6 +20,25 @@ export interface RouteSources {
   readonly embedQuery: (query: string) => Promise<Float32Array>;
   /** What the embedding provider embeds meaningfully; absent when it embeds every text. */
   readonly embedding?: EmbeddingReach;
+  /**
+   * The routes' keyword sides run elsewhere (a worker thread with its own connection), so that this
+   * thread searches the vectors meanwhile; a null answer (not ready) or a failure runs them here.
+   */
+  readonly elsewhere?: {
+    keyword(query: string, filter: KeywordRequest): Promise<KeywordHit[]> | null;
+    graph(request: GraphCandidatesRequest): Promise<ScoredId[]> | null;
+  };
+}
+
+/** A keyword search of the document route: the scope and how many. */
+export type KeywordRequest = ScopeFilter & { readonly limit: number };
+
+/** What the graph route's keyword side needs of a recall. */
+export interface GraphCandidatesRequest {
+  readonly query: string;
+  readonly filter: ScopeFilter;
+  readonly limit: number;
+  readonly hops: 1 | 2;
 }
 
 /** A provider's reach, as the routes need it: a text it cannot embed stays out of the vector lists. */
@@ -108,9 +127,8 @@ const deepest = (hits: readonly ScoredId[], limit: number): number | null => (hi
  * Graph entry vector hits as memories (each at its best entry's score), only those in `found`
  * (what the graph found by its entries and edges), filtered to the scope before the cut.
  */
-async function scopedEntryVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number, found: ReadonlySet<string>): Promise<Cut> {
+function entryVectorCut(sources: RouteSources, hits: readonly ScoredId[], filter: ScopeFilter, limit: number, found: ReadonlySet<string>): Cut {
   if (found.size === 0) return { list: [], floor: null };
-  const hits = await sources.graphVectors.search(vector, Math.min(8192, limit * 8));
   // The found memories' entries, not the memory of every hit: a few memories against a hundred hits.
   const memoryOf = sources.graph.entriesOfMemories(found);
   const best = new Map<string, number>();
@@ -129,10 +147,16 @@ const floors = (keyword: number | null, cut: Cut | null): ListFloors => ({
 /** Document route: BM25 over FTS (filters inside the SQL) and vector search over FAISS. */
 export async function documentRoute(sources: RouteSources, query: string, vector: Promise<Float32Array>, filter: ScopeFilter, limit: number): Promise<RouteLists> {
   // One more than needed: when it comes back, the list was cut and the next score is the floor.
-  const found = sources.keyword.search(query, { ...filter, limit: limit + 1 }).map((h) => ({ id: h.memoryId, score: h.score }));
-  const keyword = found.slice(0, limit);
+  const request = { ...filter, limit: limit + 1 };
+  const here = () => sources.keyword.search(query, request);
+  const elsewhere = sources.elsewhere?.keyword(query, request)?.catch(here) ?? null;
+  // Awaited after the vectors: a failure meanwhile is not an unhandled one.
+  elsewhere?.catch(() => undefined);
+  const searched = elsewhere ? null : here();
   // A failing embedding or vector search leaves the keyword list standing.
   const cut = await vector.then((v) => scopedVectorSearch(sources, v, filter, limit)).catch(() => null);
+  const found = (searched ?? (await (elsewhere as Promise<KeywordHit[]>))).map((h) => ({ id: h.memoryId, score: h.score }));
+  const keyword = found.slice(0, limit);
   return { keyword, vector: cut?.list ?? [], floors: floors(found.length > limit ? (found[limit]?.score ?? null) : null, cut) };
 }
 
@@ -152,14 +176,37 @@ export async function graphRoute(
   limit: number,
   hops: 1 | 2,
 ): Promise<RouteLists> {
+  const request = { query, filter, limit, hops };
+  const elsewhere = sources.elsewhere?.graph(request) ?? null;
+  const searchEntries = (v: Float32Array) => sources.graphVectors.search(v, Math.min(8192, limit * 8));
+  // With the keyword side elsewhere, the entry vectors are searched here in the meantime.
+  const early = elsewhere ? vector.then(searchEntries) : null;
+  early?.catch(() => undefined);
+  // A thread that fails leaves the work to this one.
+  const ranked = elsewhere ? await elsewhere.catch(() => graphCandidates(sources.graph, request)) : graphCandidates(sources.graph, request);
+  const keyword = firstInScope(sources, ranked, filter, limit);
+  // As in the document route, a failing embedding or vector search leaves the keyword list standing.
+  const found = new Set(keyword.map((h) => h.id));
+  const hits = found.size === 0 ? null : (early ?? vector.then(searchEntries));
+  const cut = hits === null ? { list: [], floor: null } : await hits.then((h) => entryVectorCut(sources, h, filter, limit, found)).catch(() => null);
+  return { keyword, vector: cut?.list ?? [], floors: floors(null, cut) };
+}
+
+/**
+ * The graph route's keyword side: entries matching the query, then the memories of their nodes'
+ * neighbours (1 or 2 hops, a second hop weighted down), best first; scope and status are checked
+ * after. Reads only `graph`, so a worker thread with its own connection can run it.
+ */
+export function graphCandidates(graph: RouteSources['graph'], request: GraphCandidatesRequest): ScoredId[] {
+  const { query, filter, limit, hops } = request;
   const graphScope = { ...(filter.sessionId ? { sessionId: filter.sessionId } : {}), ...(filter.personaId ? { personaId: filter.personaId } : {}) };
-  const entries = sources.graph.searchAny(query, { ...graphScope, limit });
+  const entries = graph.searchAny(query, { ...graphScope, limit });
   const direct = entries.map((e, rank) => ({ id: e.memoryId, score: 1 / (1 + rank) }));
   const expanded = new Map<string, number>();
-  const nodes = [...new Set([...sources.graph.nodesOf(entries.slice(0, 5).map((e) => e.entryId)).values()].flat())];
+  const nodes = [...new Set([...graph.nodesOf(entries.slice(0, 5).map((e) => e.entryId)).values()].flat())];
   // Two or three statements for every node's neighbours and their memories, not one per neighbour.
-  const neighbours = [...sources.graph.neighboursOfMany(nodes.slice(0, 20), { hops, limit: 10 }).values()].flat();
-  const memories = sources.graph.memoriesOfEach(neighbours.map((n) => n.nodeKey), graphScope, limit);
+  const neighbours = [...graph.neighboursOfMany(nodes.slice(0, 20), { hops, limit: 10 }).values()].flat();
+  const memories = graph.memoriesOfEach(neighbours.map((n) => n.nodeKey), graphScope, limit);
   for (const neighbour of neighbours) {
     for (const id of memories.get(neighbour.nodeKey) ?? []) {
       expanded.set(id, Math.max(expanded.get(id) ?? 0, neighbour.score / (neighbour.score + 1) / 2));
@@ -167,10 +214,5 @@ export async function graphRoute(
   }
   const keywordIds = new Map(direct.map((d) => [d.id, d.score]));
   for (const [id, score] of expanded) if (!keywordIds.has(id)) keywordIds.set(id, score);
-  const ranked = [...keywordIds].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  const keyword = firstInScope(sources, ranked, filter, limit);
-  // As in the document route, a failing embedding or vector search leaves the keyword list standing.
-  const found = new Set(keyword.map((h) => h.id));
-  const cut = await vector.then((v) => scopedEntryVectorSearch(sources, v, filter, limit, found)).catch(() => null);
-  return { keyword, vector: cut?.list ?? [], floors: floors(null, cut) };
+  return [...keywordIds].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }

@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { ftsKeysTableName, ftsTableName } from '../projections/fts.js';
+import { graphTables, type GraphTable } from '../projections/graph.js';
+import { toFtsQuery } from '../projections/text/tokenizer.js';
+import type { KeywordHit } from '../queries/keyword.js';
+import type { GraphCandidatesRequest, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
+import type { ScoredId } from '../queries/recall/types.js';
+
+/** A request to the recall thread, with the live generations' table names. */
+export type RecallThreadRequest = { readonly id: number; readonly tables: Readonly<Record<GraphTable | 'fts' | 'ftsKeys', string>> } & (
+  | { readonly kind: 'keyword'; readonly match: string | null; readonly filter: KeywordRequest }
+  | { readonly kind: 'graph'; readonly graph: GraphCandidatesRequest }
+);
+
+type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+
+/** The compiled thread script; under the test runner (TypeScript sources) the build's, as for the Louvain thread. */
+function threadScript(): URL {
+  const beside = new URL('./recall-thread.js', import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  return new URL('../../dist/src/engine/recall-thread.js', import.meta.url);
+}
+
+type Tables = RecallThreadRequest['tables'];
+
+/**
+ * Requests (two a recall) answered here before the thread starts: starting one costs tens of
+ * milliseconds of CPU, which a CLI command or a test's engine, with a recall or two, never earns back.
+ */
+const startAfter = 16;
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+
+/**
+ * The recall routes' keyword sides on a worker thread with its own read-only connection, so that a
+ * recall's SQL and its vector searches use two cores (ADR 21). Started after the first few requests;
+ * those, and any made before the thread is ready or after it failed, get null: the route then runs
+ * on the caller's thread. Null for a store with no file a second connection could open.
+ */
+export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
+  if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(threadScript()))) return null;
+  let worker: Worker | null = null;
+  // Set by the thread once its connection is open; read without waiting for an event, since a busy
+  // caller may not give its event loop a turn between recalls.
+  const ready = new Int32Array(new SharedArrayBuffer(4));
+  let failed = false;
+  let next = 0;
+  let asked = 0;
+  const pending = new Map<number, Pending>();
+  const stop = (error: Error): void => {
+    failed = true;
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  const start = (): Worker => {
+    const w = new Worker(threadScript(), { workerData: { path: db.name, ready } });
+    w.unref();
+    w.on('message', (answer: Answer) => {
+      const waiting = pending.get(answer.id);
+      pending.delete(answer.id);
+      // Held only while it owes an answer: an idle thread keeps no process alive.
+      if (pending.size === 0) w.unref();
+      if (answer.ok) waiting?.resolve(answer.value);
+      else waiting?.reject(new Error(`recall thread: ${answer.message}`));
+    });
+    w.on('error', (error) => stop(error));
+    w.on('exit', (code) => stop(new Error(`the recall thread stopped (exit ${code})`)));
+    return w;
+  };
+  const ask = <T>(request: { kind: 'keyword'; match: string | null; filter: KeywordRequest } | { kind: 'graph'; graph: GraphCandidatesRequest }): Promise<T> | null => {
+    if (failed) return null;
+    asked += 1;
+    if (asked < startAfter) return null;
+    worker ??= start();
+    if (Atomics.load(ready, 0) !== 1) return null;
+    let named: Tables;
+    try {
+      named = tables();
+    } catch {
+      // A failed read model: on this thread the route reports it as its own failure.
+      return null;
+    }
+    const message: RecallThreadRequest = { ...request, id: (next += 1), tables: named };
+    return new Promise<T>((resolve, reject) => {
+      pending.set(message.id, { resolve: resolve as (value: unknown) => void, reject });
+      worker?.ref();
+      worker?.postMessage(message);
+    });
+  };
+  return {
+    /** What the routes hand over (`RouteSources.elsewhere`). */
+    routes: {
+      // The query is tokenized here: the thread would load jieba's dictionary (seconds) at its first Chinese query.
+      keyword: (query, filter) => ask<KeywordHit[]>({ kind: 'keyword', match: toFtsQuery(query), filter }),
+      graph: (graph) => ask<ScoredId[]>({ kind: 'graph', graph }),
+    } satisfies NonNullable<RouteSources['elsewhere']>,
+    async close(): Promise<void> {
+      const w = worker;
+      worker = null;
+      failed = true;
+      await w?.terminate();
+    },
+  };
+}
+
+export type RecallWorker = NonNullable<ReturnType<typeof createRecallWorker>>;
+
+/** The live generations' names of the tables the recall thread reads. */
+export function recallThreadTables(liveTable: (projection: string, table: string) => string): Tables {
+  return {
+    ...(Object.fromEntries(graphTables.map((t) => [t, liveTable('graph', t)])) as Record<GraphTable, string>),
+    fts: liveTable('fts', ftsTableName),
+    ftsKeys: liveTable('fts', ftsKeysTableName),
+  };
+}
