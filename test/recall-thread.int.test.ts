@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRecallWorker, recallThreadTables, type RecallWorker } from '../src/engine/recall-worker.js';
 import { openDatabase, type SqliteDatabase } from '../src/events/log/sqlite-database.js';
-import { graphCandidates } from '../src/queries/recall/routes.js';
+import { graphCandidates, type Handed } from '../src/queries/recall/routes.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 
 type Engine = Awaited<ReturnType<typeof openTestEngine>>;
@@ -16,12 +16,15 @@ const texts = [
   '明天 Bob 去 咖啡 馆 见 Alice',
 ];
 
-/** The thread's answer, asked until it has started (it starts after a few requests) and is ready. */
-async function answered<T>(ask: () => Promise<T> | null): Promise<T> {
+const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+/** The thread's answer, handed over until the thread has started (after a few requests), is ready and takes it. */
+async function answered<T>(ask: () => Handed<T> | null): Promise<T> {
   for (let i = 0; i < 500; i += 1) {
-    const answer = ask();
-    if (answer) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    const handed = ask();
+    await pause();
+    const taken = handed?.taken();
+    if (taken) return taken;
   }
   throw new Error('the recall thread never answered');
 }
@@ -56,6 +59,15 @@ describe('the recall thread', () => {
         expect(await answered(() => routes.graph(graph))).toEqual(graphCandidates(engine.indexes.graph, graph));
       }
     }
+  });
+
+  it('leaves a request it has not started to the caller that claims it back, and skips it', async () => {
+    const routes = worker?.routes;
+    if (!routes) throw new Error('no recall thread for a store on disk');
+    await answered(() => routes.keyword('Alice', { limit: 3 }));
+    // Claimed back at once, before the thread gets the message: the caller does it, and the next request is still answered.
+    expect(routes.keyword('Bob', { limit: 3 })?.taken()).toBeNull();
+    expect(await answered(() => routes.keyword('jazz', { limit: 3 }))).toEqual(engine.indexes.keyword.search('jazz', { limit: 3 }));
   });
 
   it('after closing, leaves every request to the caller', async () => {

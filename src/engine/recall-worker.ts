@@ -6,7 +6,7 @@ import { ftsKeysTableName, ftsTableName } from '../projections/fts.js';
 import { graphTables, type GraphTable } from '../projections/graph.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
 import type { KeywordHit } from '../queries/keyword.js';
-import type { GraphCandidatesRequest, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
+import type { GraphCandidatesRequest, Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
 import type { ScoredId } from '../queries/recall/types.js';
 
 /** A request to the recall thread, with the live generations' table names. */
@@ -27,6 +27,13 @@ function threadScript(): URL {
 type Tables = RecallThreadRequest['tables'];
 
 /**
+ * Requests in flight at most; more run on the caller's thread. A request's slot (id modulo `slots`,
+ * shared with the thread) holds its id while it is open: whoever swaps the id out first does it,
+ * the thread (to 0) or the caller claiming it back (to -1). A stale id never matches a newer request.
+ */
+export const slots = 256;
+
+/**
  * Requests (two a recall) answered here before the thread starts: starting one costs tens of
  * milliseconds of CPU, which a CLI command or a test's engine, with a recall or two, never earns back.
  */
@@ -35,8 +42,10 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
 
 /**
  * The recall routes' keyword sides on a worker thread with its own read-only connection, so that a
- * recall's SQL and its vector searches use two cores (ADR 21). Started after the first few requests;
- * those, and any made before the thread is ready or after it failed, get null: the route then runs
+ * recall's SQL and its vector searches use two cores (ADR 21). A request is handed over, and the
+ * caller, once done with its own part, claims it back unless the thread has started on it: with no
+ * idle core the caller never waits for a thread that is not running. Started after the first few
+ * requests; those, and any made before it is ready or after it failed, get null: the route runs them
  * on the caller's thread. Null for a store with no file a second connection could open.
  */
 export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
@@ -49,19 +58,25 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
   let next = 0;
   let asked = 0;
   const pending = new Map<number, Pending>();
+  // Each open request's id in its slot, until the thread takes it or the caller claims it back.
+  const states = new Int32Array(new SharedArrayBuffer(4 * slots));
+  const settle = (id: number): Pending | undefined => {
+    const waiting = pending.get(id);
+    pending.delete(id);
+    // Held only while it owes an answer: an idle thread keeps no process alive.
+    if (pending.size === 0) worker?.unref();
+    return waiting;
+  };
   const stop = (error: Error): void => {
     failed = true;
     for (const p of pending.values()) p.reject(error);
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(threadScript(), { workerData: { path: db.name, ready } });
+    const w = new Worker(threadScript(), { workerData: { path: db.name, ready, states } });
     w.unref();
     w.on('message', (answer: Answer) => {
-      const waiting = pending.get(answer.id);
-      pending.delete(answer.id);
-      // Held only while it owes an answer: an idle thread keeps no process alive.
-      if (pending.size === 0) w.unref();
+      const waiting = settle(answer.id);
       if (answer.ok) waiting?.resolve(answer.value);
       else waiting?.reject(new Error(`recall thread: ${answer.message}`));
     });
@@ -69,12 +84,14 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
     w.on('exit', (code) => stop(new Error(`the recall thread stopped (exit ${code})`)));
     return w;
   };
-  const ask = <T>(request: { kind: 'keyword'; match: string | null; filter: KeywordRequest } | { kind: 'graph'; graph: GraphCandidatesRequest }): Promise<T> | null => {
+  /** Hands `request` over; null when the thread is not there (not started, not ready, failed) or the tables cannot be named. */
+  const ask = <T>(request: { kind: 'keyword'; match: string | null; filter: KeywordRequest } | { kind: 'graph'; graph: GraphCandidatesRequest }): Handed<T> | null => {
     if (failed) return null;
     asked += 1;
     if (asked < startAfter) return null;
     worker ??= start();
-    if (Atomics.load(ready, 0) !== 1) return null;
+    const id = next + 1;
+    if (Atomics.load(ready, 0) !== 1 || pending.has(id - slots)) return null;
     let named: Tables;
     try {
       named = tables();
@@ -82,12 +99,23 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
       // A failed read model: on this thread the route reports it as its own failure.
       return null;
     }
-    const message: RecallThreadRequest = { ...request, id: (next += 1), tables: named };
-    return new Promise<T>((resolve, reject) => {
-      pending.set(message.id, { resolve: resolve as (value: unknown) => void, reject });
-      worker?.ref();
-      worker?.postMessage(message);
+    next = id;
+    const slot = id % slots;
+    Atomics.store(states, slot, id);
+    const answer = new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
+    answer.catch(() => undefined);
+    worker.ref();
+    worker.postMessage({ ...request, id, tables: named } satisfies RecallThreadRequest);
+    return {
+      taken(): Promise<T> | null {
+        // Not started by the thread yet: the caller does it now, and the thread will skip it.
+        if (Atomics.compareExchange(states, slot, id, -1) !== id) return answer;
+        settle(id);
+        return null;
+      },
+    };
   };
   return {
     /** What the routes hand over (`RouteSources.elsewhere`). */

@@ -25,9 +25,14 @@ export interface RouteSources {
    * thread searches the vectors meanwhile; a null answer (not ready) or a failure runs them here.
    */
   readonly elsewhere?: {
-    keyword(query: string, filter: KeywordRequest): Promise<KeywordHit[]> | null;
-    graph(request: GraphCandidatesRequest): Promise<ScoredId[]> | null;
+    keyword(query: string, filter: KeywordRequest): Handed<KeywordHit[]> | null;
+    graph(request: GraphCandidatesRequest): Handed<ScoredId[]> | null;
   };
+}
+
+/** Work handed to another thread: `taken()` is its answer once it has started on it, else null (the caller does it). */
+export interface Handed<T> {
+  taken(): Promise<T> | null;
 }
 
 /** A keyword search of the document route: the scope and how many. */
@@ -101,8 +106,8 @@ const embedded = (sources: RouteSources): Keep | undefined => {
  */
 function firstInScope(sources: RouteSources, ranked: readonly ScoredId[], filter: ScopeFilter, limit: number, keep?: Keep): ScoredId[] {
   const kept: ScoredId[] = [];
-  const chunk = Math.max(limit * 2, 16);
-  for (let start = 0; start < ranked.length && kept.length < limit; start += chunk) {
+  // `limit` first, enough when all pass (most do in a global scope); then larger chunks.
+  for (let start = 0, chunk = limit; start < ranked.length && kept.length < limit; start += chunk, chunk = Math.max(limit * 4, 16)) {
     const part = ranked.slice(start, start + chunk);
     const allowed = liveInScope(sources, part.map((h) => h.id), filter, keep);
     for (const hit of part) if (allowed.has(hit.id) && kept.length < limit) kept.push(hit);
@@ -149,13 +154,11 @@ export async function documentRoute(sources: RouteSources, query: string, vector
   // One more than needed: when it comes back, the list was cut and the next score is the floor.
   const request = { ...filter, limit: limit + 1 };
   const here = () => sources.keyword.search(query, request);
-  const elsewhere = sources.elsewhere?.keyword(query, request)?.catch(here) ?? null;
-  // Awaited after the vectors: a failure meanwhile is not an unhandled one.
-  elsewhere?.catch(() => undefined);
-  const searched = elsewhere ? null : here();
+  const handed = sources.elsewhere?.keyword(query, request) ?? null;
+  const searched = handed ? null : here();
   // A failing embedding or vector search leaves the keyword list standing.
   const cut = await vector.then((v) => scopedVectorSearch(sources, v, filter, limit)).catch(() => null);
-  const found = (searched ?? (await (elsewhere as Promise<KeywordHit[]>))).map((h) => ({ id: h.memoryId, score: h.score }));
+  const found = (searched ?? (await elsewhereOrHere(handed, here))).map((h) => ({ id: h.memoryId, score: h.score }));
   const keyword = found.slice(0, limit);
   return { keyword, vector: cut?.list ?? [], floors: floors(found.length > limit ? (found[limit]?.score ?? null) : null, cut) };
 }
@@ -177,19 +180,25 @@ export async function graphRoute(
   hops: 1 | 2,
 ): Promise<RouteLists> {
   const request = { query, filter, limit, hops };
-  const elsewhere = sources.elsewhere?.graph(request) ?? null;
+  const handed = sources.elsewhere?.graph(request) ?? null;
   const searchEntries = (v: Float32Array) => sources.graphVectors.search(v, Math.min(8192, limit * 8));
-  // With the keyword side elsewhere, the entry vectors are searched here in the meantime.
-  const early = elsewhere ? vector.then(searchEntries) : null;
+  // With the keyword side handed over, the entry vectors are searched here in the meantime.
+  const early = handed ? vector.then(searchEntries) : null;
   early?.catch(() => undefined);
-  // A thread that fails leaves the work to this one.
-  const ranked = elsewhere ? await elsewhere.catch(() => graphCandidates(sources.graph, request)) : graphCandidates(sources.graph, request);
+  if (early) await early.catch(() => null);
+  const ranked = await elsewhereOrHere(handed, () => graphCandidates(sources.graph, request));
   const keyword = firstInScope(sources, ranked, filter, limit);
   // As in the document route, a failing embedding or vector search leaves the keyword list standing.
   const found = new Set(keyword.map((h) => h.id));
   const hits = found.size === 0 ? null : (early ?? vector.then(searchEntries));
   const cut = hits === null ? { list: [], floor: null } : await hits.then((h) => entryVectorCut(sources, h, filter, limit, found)).catch(() => null);
   return { keyword, vector: cut?.list ?? [], floors: floors(null, cut) };
+}
+
+/** The other thread's answer when it took the work (or this thread's, should it fail), else this thread's. */
+async function elsewhereOrHere<T>(handed: Handed<T> | null, here: () => T): Promise<T> {
+  const taken = handed?.taken() ?? null;
+  return taken ? taken.catch(here) : here();
 }
 
 /**
