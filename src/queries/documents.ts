@@ -124,6 +124,33 @@ export function createDocumentQueries(db: SqliteDatabase, tableOf: (name: 'docum
       }
       return out;
     },
+    /**
+     * Up to `reach` memories written before and after each given one in its session, nearest
+     * first (by createdAt, then id, as adjacentInSession), whatever their status; a memory without
+     * a session is left out. Reads only the given memories' session and time, then two indexed
+     * lookups per memory, however far the reach.
+     */
+    sessionWindow(memoryIds: readonly string[], reach: number): Map<string, { before: string[]; after: string[] }> {
+      const out = new Map<string, { before: string[]; after: string[] }>();
+      if (memoryIds.length === 0 || !(reach >= 1)) return out;
+      const t = tableOf('documents');
+      const session = `json_extract(metadata, '$.sessionId')`;
+      const created = `json_extract(metadata, '$.createdAt')`;
+      const at = prepare(`SELECT memory_id, ${session} AS session_id, ${created} AS created_at FROM ${t}
+        WHERE memory_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(memoryIds)) as { memory_id: string; session_id: string | null; created_at: string }[];
+      const step = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
+        prepare(
+          `SELECT memory_id FROM ${t} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
+           ORDER BY ${created} ${order}, memory_id ${order} LIMIT ?`,
+        ) as Statement<[string, string, string, number], { memory_id: string }>;
+      const [before, after] = [step('<', 'DESC'), step('>', 'ASC')];
+      for (const row of at) {
+        if (row.session_id === null) continue;
+        const key = [row.session_id, row.created_at, row.memory_id, Math.floor(reach)] as const;
+        out.set(row.memory_id, { before: before.all(...key).map((r) => r.memory_id), after: after.all(...key).map((r) => r.memory_id) });
+      }
+      return out;
+    },
     list(filter: ListFilter = {}): MemoryDocument[] {
       const { clause, params } = whereOf(filter);
       const sql = `SELECT ${columns} FROM ${table()} ${clause}
