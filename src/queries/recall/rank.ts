@@ -5,8 +5,6 @@ import { combineRoutes, routeWeights } from './intent.js';
 import { explainPick, type RecallTrace } from './explain.js';
 import { candidateSimilarity, mmrPicks, storedTokenSimilarity } from './mmr.js';
 import { documentRoute, graphRoute, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
-import { tokenize } from '../../projections/text/tokenizer.js';
-import { withFeedback } from './feedback.js';
 import { favour } from './favour.js';
 import { namedMemories } from './participants.js';
 import { toEpochMs } from './time.js';
@@ -90,7 +88,7 @@ export async function rankCandidates(
   s: RecallSettings,
   reranker: Reranker | null = null,
 ): Promise<RankedCandidate[]> {
-  const sources = withDocumentMemo({ ...live, keyword: withFeedback(live.keyword, tokenize, s) });
+  const sources = withDocumentMemo(live);
   const filter = scopeFilter(request.scope);
   if (filter === null || request.query.trim().length === 0) return [];
   const k = Math.max(1, Math.min(request.topK ?? s.topK, s.maxK));

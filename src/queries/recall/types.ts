@@ -39,10 +39,6 @@ export interface RecallSettings {
   readonly participantBonus: number;
   /** A memory written in (or just after) a period the query names scores (1 + this) times as much (when.ts). */
   readonly timeBonus: number;
-  /** Pseudo-relevance feedback (feedback.ts): the expansion search's share of the keyword score (0: none), from the top `feedbackDocs` hits' `feedbackTerms` heaviest terms. */
-  readonly feedbackWeight: number;
-  readonly feedbackDocs: number;
-  readonly feedbackTerms: number;
   readonly routeTimeoutMs: number; // 10_000
   readonly maxInjectionChars: number; // 6000
   readonly maxMemoryChars: number; // 800
@@ -70,12 +66,9 @@ export const defaultRecallSettings: RecallSettings = {
   mmrLambda: 0.7,
   contextNextWeight: 0.7,
   contextPreviousWeight: 0.5,
-  contextReach: 1,
-  participantBonus: 0,
-  timeBonus: 0,
-  feedbackWeight: 0,
-  feedbackDocs: 3,
-  feedbackTerms: 5,
+  contextReach: 2,
+  participantBonus: 1,
+  timeBonus: 0.5,
   routeTimeoutMs: 10_000,
   maxInjectionChars: 6000,
   maxMemoryChars: 800,
