@@ -30,7 +30,7 @@ export const chineseStopWords: ReadonlySet<string> = new Set(
 
 /**
  * A Chinese stop word: one of the list, or a word made only of the list's single characters
- * (我的 = 我 + 的, 为了, 她们的): jieba keeps such compounds whole, and they carry no more meaning
+ * (我的 = 我 + 的, 为了): jieba keeps such compounds whole, and they carry no more meaning
  * than their parts. English drops "my" and "your"; without this, 我的 matched half of all notes.
  */
 export function isChineseStopWord(word: string): boolean {
