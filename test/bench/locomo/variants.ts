@@ -7,6 +7,7 @@
  *
  *   node dist/test/bench/locomo/variants.js --store /tmp/locomo-stores [--mode=turns|pipeline]
  *     [--conversations=0-9] [--dev=0-4] [--variants='{"name": {settings...}, ...}'] [--dataset=PATH]
+ *     [--provider=hash|use-lite]
  *
  * Variants are partial RecallSettings over the defaults; `defaults` and `archival` are always run.
  * Data: LoCoMo (Maharana et al. 2024, CC BY-NC 4.0, research use).
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../../src/engine/config.js';
 import { createMemoryEngine, type MemoryEngine } from '../../../src/engine/engine.js';
 import { createRecall } from '../../../src/engine/recall.js';
-import { createHashEmbeddingProvider } from '../../../src/providers/embeddings/index.js';
+import { createEmbeddingProvider, type EmbeddingProvider } from '../../../src/providers/embeddings/index.js';
 import { archivalRecallSettings, defaultRecallSettings, type RecallSettings } from '../../../src/queries/recall/types.js';
 import { plainBm25 } from '../plain-bm25.js';
 import { isEntryPoint, progress } from '../support.js';
@@ -62,15 +63,16 @@ class Tally {
   }
 }
 
-async function openConversation(store: string, mode: Mode, c: Conversation): Promise<{ engine: MemoryEngine; env: ReturnType<typeof benchEnvironment> }> {
-  const dir = join(store, `${mode}-${c.id}`);
+async function openConversation(store: string, mode: Mode, c: Conversation, provider: EmbeddingProvider): Promise<{ engine: MemoryEngine; env: ReturnType<typeof benchEnvironment> }> {
+  const name = provider.fingerprint.provider;
+  const dir = join(store, name === 'hash' ? `${mode}-${c.id}` : `${mode}-${name}-${c.id}`);
   const done = join(dir, 'ingested');
-  const env = benchEnvironment(`${c.id}-hash`, c.turns[0]?.at ?? Date.UTC(2023, 0, 1));
+  const env = benchEnvironment(`${c.id}-${name}`, c.turns[0]?.at ?? Date.UTC(2023, 0, 1));
   const fresh = !existsSync(done);
   mkdirSync(dir, { recursive: true });
   // As the benchmark opens it; reopened, the scheduler stays off so no tick runs between ingest and questions.
   const engine = await createMemoryEngine(loadConfig({ overrides: { dataDir: dir } }), {
-    env, maintenance: false, embeddingProvider: createHashEmbeddingProvider(), ...(fresh ? {} : { scheduler: false }),
+    env, maintenance: false, embeddingProvider: provider, ...(fresh ? {} : { scheduler: false }),
   });
   if (fresh) {
     const start = Date.now();
@@ -92,12 +94,13 @@ export async function runVariants(): Promise<void> {
   const dev = new Set(range(arg('dev') ?? '0-4'));
   const given = JSON.parse(arg('variants') ?? '{}') as Record<string, Partial<RecallSettings>>;
   const variants: Record<string, Partial<RecallSettings>> = { defaults: {}, archival: archivalRecallSettings, ...given };
+  const provider = createEmbeddingProvider({ provider: (arg('provider') ?? 'hash') as 'hash' | 'use-lite' });
   const tally = new Tally();
   for (const i of which) {
     const c = all[i];
     if (!c) continue;
     const split = dev.has(i) ? 'dev' : 'test';
-    const { engine, env } = await openConversation(store, mode, c);
+    const { engine, env } = await openConversation(store, mode, c, provider);
     const turnsOf = new Map<string, string[]>();
     const turns = (id: string) => turnsOf.get(id) ?? (turnsOf.set(id, sourceTurnIds(engine, id)), turnsOf.get(id) ?? []);
     const share = (ids: readonly string[], evidence: readonly string[], k: number) => {
