@@ -40,12 +40,12 @@ const range = (spec: string): number[] => {
   return Array.from({ length: (to ?? from ?? 0) - (from ?? 0) + 1 }, (_, i) => (from ?? 0) + i);
 };
 
-/** Recall@5 and @10 sums per (series, split, category); category 0 is all. */
+/** Recall@5 and @10 sums per (series, split, category); category 0 is every category, split `all` both splits. */
 class Tally {
   private readonly sums = new Map<string, { at5: number; at10: number; n: number; ms: number[] }>();
   add(series: string, split: string, category: number, at5: number, at10: number, ms?: number): void {
-    for (const c of [0, category]) {
-      const key = `${series}|${split}|${c}`;
+    for (const [sp, c] of [[split, 0], [split, category], ['all', 0], ['all', category]] as const) {
+      const key = `${series}|${sp}|${c}`;
       const s = this.sums.get(key) ?? { at5: 0, at10: 0, n: 0, ms: [] };
       s.at5 += at5;
       s.at10 += at10;
@@ -133,7 +133,7 @@ export async function runVariants(): Promise<void> {
   const series = ['bm25', 'keyword', 'vector', ...Object.keys(variants)];
   for (const split of ['dev', 'test', 'all']) {
     const rows = series.flatMap((s) => {
-      const of = (cat: number) => (split === 'all' ? merge(tally, s, cat) : tally.get(s, split, cat));
+      const of = (cat: number) => tally.get(s, split, cat);
       const total = of(0);
       if (!total) return [];
       return [[s, String(total.n), ...[1, 2, 3, 4].map((cat) => fixed(of(cat)?.at10 ?? NaN)), fixed(total.at5), fixed(total.at10), fixed(total.p50, 1), fixed(total.p95, 1)]];
@@ -142,15 +142,6 @@ export async function runVariants(): Promise<void> {
     process.stdout.write(`\n${mode}, ${split}: recall@10 per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop), all @5 @10, ms p50 p95\n`);
     process.stdout.write(`${alignedTable(['series', 'n', 'c1', 'c2', 'c3', 'c4', '@5', '@10', 'p50', 'p95'], rows, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]))}\n`);
   }
-}
-
-/** Dev and test together, weighted by their question counts. */
-function merge(tally: Tally, series: string, category: number) {
-  const parts = ['dev', 'test'].map((s) => tally.get(series, s, category)).filter((p) => p !== null);
-  if (parts.length === 0) return null;
-  const n = parts.reduce((a, p) => a + p.n, 0);
-  const w = (f: (p: (typeof parts)[number]) => number) => parts.reduce((a, p) => a + f(p) * p.n, 0) / n;
-  return { at5: w((p) => p.at5), at10: w((p) => p.at10), n, p50: w((p) => p.p50), p95: w((p) => p.p95) };
 }
 
 if (isEntryPoint(import.meta.url)) {
