@@ -120,8 +120,8 @@ describe('recall through the engine', () => {
       await e.writeMemory(turn('a', 'Lee: five years already, time flies', 's1'));
       await e.writeMemory(turn('other', 'Lee: five years of piano lessons', 's2'));
     }
-    expect(engine.indexes.documents.adjacentInSession(['q', 'a', 'other'])).toEqual(
-      new Map([['q', { previous: null, next: 'a' }], ['a', { previous: 'q', next: null }], ['other', { previous: null, next: null }]]),
+    expect(engine.indexes.documents.sessionWindow(['q', 'a', 'other'], 1)).toEqual(
+      new Map([['q', { before: [], after: ['a'] }], ['a', { before: ['q'], after: [] }], ['other', { before: [], after: [] }]]),
     );
     expect(engine.indexes.documents.sessionWindow(['q', 'other', 'missing'], 2)).toEqual(
       new Map([['q', { before: [], after: ['a'] }], ['other', { before: [], after: [] }]]),

@@ -103,32 +103,10 @@ export function createDocumentQueries(db: SqliteDatabase, tableOf: (name: 'docum
       return new Map((prepare(sql).all(JSON.stringify(memoryIds)) as Row[]).map((row) => [row.memory_id, toDocument(row)]));
     },
     /**
-     * The memories written just before and just after each given one in its session (by
-     * createdAt, then id), whatever their status; null at either end and for a memory without a
-     * session. Two indexed lookups per memory (session, createdAt).
-     */
-    adjacentInSession(memoryIds: readonly string[]): Map<string, { previous: string | null; next: string | null }> {
-      const session = `json_extract(metadata, '$.sessionId')`;
-      const created = `json_extract(metadata, '$.createdAt')`;
-      const step = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
-        prepare(
-          `SELECT memory_id FROM ${tableOf('documents')} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
-           ORDER BY ${created} ${order}, memory_id ${order} LIMIT 1`,
-        ) as Statement<[string, string, string], { memory_id: string }>;
-      const [before, after] = [step('<', 'DESC'), step('>', 'ASC')];
-      const out = new Map<string, { previous: string | null; next: string | null }>();
-      for (const [memoryId, doc] of this.getMany(memoryIds)) {
-        if (doc.sessionId === null) continue;
-        const at = [doc.sessionId, doc.createdAt, memoryId] as const;
-        out.set(memoryId, { previous: before.get(...at)?.memory_id ?? null, next: after.get(...at)?.memory_id ?? null });
-      }
-      return out;
-    },
-    /**
      * Up to `reach` memories written before and after each given one in its session, nearest
-     * first (by createdAt, then id, as adjacentInSession), whatever their status; a memory without
+     * first (by createdAt, then id), whatever their status; a memory without
      * a session is left out. Reads only the given memories' session and time, then two indexed
-     * lookups per memory, however far the reach.
+     * lookups (session, createdAt) per memory, however far the reach.
      */
     sessionWindow(memoryIds: readonly string[], reach: number): Map<string, { before: string[]; after: string[] }> {
       const out = new Map<string, { before: string[]; after: string[] }>();

@@ -34,11 +34,11 @@ export interface RecallSettings {
   /** Share lent to the memory written right before it in its session. */
   readonly contextPreviousWeight: number; // 0.5
   /** How many turns away context reaches, each step lending its share of the last (1: the adjacent turns only). */
-  readonly contextReach: number;
+  readonly contextReach: number; // 2
   /** A memory whose participant the query names scores (1 + this) times as much (participants.ts). */
-  readonly participantBonus: number;
+  readonly participantBonus: number; // 1
   /** A memory written in (or just after) a period the query names scores (1 + this) times as much (when.ts). */
-  readonly timeBonus: number;
+  readonly timeBonus: number; // 0.5
   readonly routeTimeoutMs: number; // 10_000
   readonly maxInjectionChars: number; // 6000
   readonly maxMemoryChars: number; // 800
