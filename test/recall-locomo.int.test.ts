@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryEngine } from '../src/engine/engine.js';
 import { loadConfig } from '../src/engine/config.js';
@@ -11,10 +12,11 @@ import { tempDir } from './support/engine.js';
 /*
  * Issue 16 on a LoCoMo slice: the full recall@5 and @10 are at least those of the best single
  * route (plain BM25, the keyword route, the vector route) over the same turns and questions. LoCoMo (CC BY-NC) is not in the repository: the test runs
- * when LMEM_LOCOMO names the dataset file (e.g. /work/shared/datasets/locomo10.json), on the
- * conversation LMEM_LOCOMO_CONVERSATION (default 1, conv-30: 369 turns, 81 questions).
+ * on the file LMEM_LOCOMO names, else on ../shared/datasets/locomo10.json beside the repository
+ * (where the bench looks), on the conversation LMEM_LOCOMO_CONVERSATION (default 1, conv-30:
+ * 369 turns, 81 questions); without either file it is skipped.
  */
-const path = process.env.LMEM_LOCOMO ?? '';
+const path = process.env.LMEM_LOCOMO ?? fileURLToPath(new URL('../../shared/datasets/locomo10.json', import.meta.url));
 const which = Number(process.env.LMEM_LOCOMO_CONVERSATION ?? 1);
 
 let temp: ReturnType<typeof tempDir> | undefined;
