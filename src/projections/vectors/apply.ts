@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../../events/log/event-log.js';
 import type { VectorChange, VectorFeed } from './feed.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
-import type { Snapshot } from './snapshot.js';
+import type { OpenedSnapshot, Snapshot } from './snapshot.js';
 
 /** Where vectors come from: the content-addressed embedding cache the engine filled before appending. */
 export interface VectorSource {
@@ -37,11 +37,12 @@ const own = (gen: VectorGeneration, id: string, owner: string): void => {
   gen.itemsOf.set(owner, items);
 };
 
-export function restoreGeneration(snapshot: Snapshot): VectorGeneration {
+/** A generation from a snapshot's header; its index bytes are read when first needed (`index.load()`). */
+export function restoreGeneration(snapshot: OpenedSnapshot): VectorGeneration {
   const { header } = snapshot;
   const gen: VectorGeneration = {
     generation: header.generation,
-    index: createFlatIndex(header.dimension, { buffer: snapshot.index, ids: header.ids }),
+    index: createFlatIndex(header.dimension, { bytes: () => snapshot.index(), ids: header.ids }),
     pending: new Map(header.pending.map(([id, key]) => [id, key])),
     ownerOf: new Map(),
     itemsOf: new Map(),

@@ -37,19 +37,26 @@ function checkFlatBytes(buffer: Buffer, dimension: number, count: number): void 
 /**
  * An exact inner-product FAISS index plus the position -> id map it lacks: faiss-node has no
  * add_with_ids, and IndexFlat's removeIds compacts positions, so the map is compacted the same way.
+ * A restored index knows its ids at once; its bytes are read (and checked) at their first use or
+ * by `load()`, and reach faiss only when it is searched or changed (ADR 26).
  */
-export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; ids: readonly string[] }) {
-  if (restored) checkFlatBytes(restored.buffer, dimension, restored.ids.length);
+export function createFlatIndex(dimension: number, restored?: { bytes: () => Buffer; ids: readonly string[] }) {
   let ids: string[] = restored ? [...restored.ids] : [];
   let positions = new Map(ids.map((id, i) => [id, i]));
-  // A restored index reaches faiss at its first use (checked above, so it cannot fail later on
-  // its bytes): opening a store to read its status or counts never pays for it (ADR 26).
+  let restoredBytes: Buffer | null = null;
+  const bytes = (): Buffer => {
+    if (restoredBytes) return restoredBytes;
+    const from = restored as { bytes: () => Buffer; ids: readonly string[] };
+    const read = from.bytes();
+    checkFlatBytes(read, dimension, from.ids.length);
+    return (restoredBytes = read);
+  };
   let built: FaissIndex | null = restored ? null : new (faiss().IndexFlatIP)(dimension);
   const index = (): FaissIndex => {
     if (built) return built;
-    const from = restored as { buffer: Buffer; ids: readonly string[] };
-    const made = faiss().IndexFlatIP.fromBuffer(from.buffer);
-    if (made.ntotal() !== from.ids.length) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${from.ids.length} ids`);
+    const made = faiss().IndexFlatIP.fromBuffer(bytes());
+    const count = (restored as { ids: readonly string[] }).ids.length;
+    if (made.ntotal() !== count) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${count} ids`);
     return (built = made);
   };
 
@@ -62,10 +69,12 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
   };
 
   // Untouched since restored: the bytes it was restored from are its serialisation.
-  const toBuffer = (): Buffer => (built || !restored ? index().toBuffer() : restored.buffer);
+  const toBuffer = (): Buffer => (built || !restored ? index().toBuffer() : bytes());
 
   return {
     dimension,
+    /** Reads and checks the restored bytes now (a no-op once read, or for a new index); throws what reading them throws. */
+    load: (): void => void (built || !restored || bytes()),
     size: () => ids.length,
     has: (id: string) => positions.has(id),
     ids: (): readonly string[] => ids,

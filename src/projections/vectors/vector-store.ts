@@ -8,7 +8,7 @@ import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, restoreGeneratio
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
 import { createSetAsideLog } from './set-aside.js';
-import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
+import { openSnapshot, removeSnapshot, writeSnapshot, type OpenedSnapshot } from './snapshot.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
@@ -50,36 +50,59 @@ export function createVectorStore(options: VectorStoreOptions) {
 
   const setAsides = createSetAsideLog(db, options.now ?? (() => new Date()));
 
+  const setAside = (generation: number, file: string, error: unknown): void =>
+    void setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
+
+  interface Restored {
+    readonly gen: VectorGeneration;
+    readonly fingerprint: string | null;
+    readonly legacy?: true;
+    /** The snapshot whose index bytes are still unread (a lazy restore). */
+    readonly unread?: OpenedSnapshot;
+  }
   /**
    * The generation's snapshot, or an empty generation when there is none or it cannot be trusted:
-   * a damaged file is set aside and the generation replays the log from the start (ADR 24).
+   * a damaged file is set aside and the generation replays the log from the start (ADR 24). A lazy
+   * restore reads only the header (checked by its own digest); the index bytes wait for `loadLive`.
    */
-  const restore = (generation: number): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
+  const restore = (generation: number, lazy = false): Restored => {
     const file = fileOf(generation);
+    let snapshot: OpenedSnapshot | undefined;
     try {
-      const snapshot = readSnapshot(file, generation);
+      snapshot = openSnapshot(file, generation);
       // Ahead of the log (its WAL lost frames, an older database beside newer snapshots): it holds
       // vectors of events that no longer exist, and would skip the positions written next.
       const head = options.lockedHead?.();
       if (snapshot && head !== undefined && BigInt(snapshot.header.checkpoint) > head) {
         throw new Error(`its checkpoint ${snapshot.header.checkpoint} is ahead of the log's head ${head}`);
       }
-      if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}) };
+      if (snapshot) {
+        const gen = restoreGeneration(snapshot);
+        // An older format was read whole: its bytes are checked now, as before.
+        const later = lazy && !snapshot.legacy;
+        if (!later) gen.index.load();
+        return { gen, fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}), ...(later ? { unread: snapshot } : {}) };
+      }
     } catch (error) {
-      setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
+      snapshot?.close();
+      setAside(generation, file, error);
     }
     return { gen: emptyGeneration(generation, source), fingerprint: null };
   };
   const load = (gen: Generation): VectorGeneration => restore(gen.generation).gen;
-  const openLive = (): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
+  const openLive = (): Restored => {
     const row =
       generations.live(projectionName) ??
       db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
-    return restore(row.generation);
+    return restore(row.generation, true);
   };
   const opened = openLive();
   let live = opened.gen;
   let liveFingerprint = opened.fingerprint;
+  // The live snapshot's index bytes, unread until a command needs a vector (ADR 26): `status` and
+  // the other commands that read no vector never read or hash them.
+  let unread = opened.unread ? { file: fileOf(live.generation), snapshot: opened.unread } : null;
+  let loading: Promise<void> = Promise.resolve();
   let flushTimer: NodeJS.Timeout | null = null;
 
   // What the snapshot on disk holds, and whether the live index changed since: a close after
@@ -90,6 +113,26 @@ export function createVectorStore(options: VectorStoreOptions) {
   let changed = opened.legacy === true;
   // Low enough that the events a missed day's lifecycle tick appends at `start` are not replayed by every later call.
   const staleAfter = 100n;
+  /**
+   * Reads and checks the live index's bytes once. Damaged, they are set aside like a damaged
+   * snapshot at open, and the generation replays the log from the start before this resolves.
+   */
+  const loadLive = (): Promise<void> => {
+    if (!unread) return loading;
+    const { file } = unread;
+    unread = null;
+    loading = (async () => {
+      try {
+        live.index.load();
+      } catch (error) {
+        setAside(live.generation, file, error);
+        live = emptyGeneration(live.generation, source);
+        liveFingerprint = null;
+        await drain(live);
+      }
+    })();
+    return loading;
+  };
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
@@ -99,11 +142,16 @@ export function createVectorStore(options: VectorStoreOptions) {
       const row = generations.get(projectionName, gen.generation);
       if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
     });
+  // An untouched index is written from its snapshot's bytes: read (and checked) first.
+  const persistLive = async (): Promise<void> => {
+    await loadLive();
+    await persist(live);
+  };
   const scheduleFlush = (): void => {
     if (flushTimer) return;
     flushTimer = setTimeout(() => {
       flushTimer = null;
-      void persist(live).catch(() => undefined);
+      void persistLive().catch(() => undefined);
     }, options.flushDelayMs ?? 200);
     flushTimer.unref();
   };
@@ -129,7 +177,13 @@ export function createVectorStore(options: VectorStoreOptions) {
       if ('corrupt' in read) return stopAt(gen, read.corrupt, true);
       const { page } = read;
       if (page.length === 0) return;
-      if (gen === live && !changed) changed = page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
+      const changes = gen === live && (!changed || unread !== null) && page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
+      if (changes) changed = true;
+      if (changes && unread) {
+        await loadLive();
+        // Set aside and replayed from the start by loadLive: this pass has nothing left to do.
+        if (gen !== live) return;
+      }
       try {
         await lock.write(() => applyVectorPage(gen, page, source, feed));
       } catch (error) {
@@ -159,15 +213,19 @@ export function createVectorStore(options: VectorStoreOptions) {
     feed,
     catchUp,
     failure: liveFailure,
-    search: (query: Float32Array, k: number): Promise<VectorHit[]> => {
+    search: async (query: Float32Array, k: number): Promise<VectorHit[]> => {
+      await loadLive();
       const failure = liveFailure();
-      if (failure) return Promise.reject(new ProjectionFailedError(projectionName, failure));
+      if (failure) throw new ProjectionFailedError(projectionName, failure);
       return lock.read(() => live.index.search(query, k));
     },
+    /** Reads and checks the live index's bytes now (`start`, `verify`): a damaged snapshot is set aside and replayed. */
+    load: loadLive,
     ids: (): readonly string[] => live.index.ids(),
     pending: (): ReadonlyMap<string, string> => live.pending,
     /** The owners (memories) of the pending items, each once. */
     pendingOwners: (): string[] => [...new Set([...live.pending.keys()].map((id) => live.ownerOf.get(id) ?? id))].sort(),
+    /** Reads unread index bytes on the spot; damaged ones throw here: call `load()` first to set them aside and replay. */
     digest: (): string => vectorDigest(live),
     status() {
       const building = generations.building(projectionName);
@@ -187,10 +245,11 @@ export function createVectorStore(options: VectorStoreOptions) {
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
       await catchingUp;
-      await persist(live);
+      await persistLive();
     },
-    rebuild: (rebuildOptions: VectorRebuildOptions = {}) =>
-      rebuildVectors(
+    // The live snapshot is read first: a damaged one is set aside (kept), not deleted with its generation.
+    rebuild: async (rebuildOptions: VectorRebuildOptions = {}) =>
+      loadLive().then(() => rebuildVectors(
         {
           name: projectionName,
           db,
@@ -210,13 +269,14 @@ export function createVectorStore(options: VectorStoreOptions) {
           remove: (generation) => removeSnapshot(fileOf(generation)),
         },
         options.persistEvery === undefined ? rebuildOptions : { persistEvery: options.persistEvery, ...rebuildOptions },
-      ),
+      )),
     /**
      * An erasure in place (ADR 32), after a catch-up, persisted at once: false when the live index
      * cannot take it (failed, or a shadow a rebuild left that may hold the vectors): rebuild it fresh.
      */
     eraseInPlace: async (erased: readonly RecordedEvent[]): Promise<boolean> => {
       await catchUp();
+      await loadLive();
       if (liveFailure() || generations.building(projectionName)) return false;
       await lock.write(() => eraseVectorsInPlace(live, erased, feed));
       changed = true;
@@ -229,8 +289,10 @@ export function createVectorStore(options: VectorStoreOptions) {
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
       await catchingUp;
-      if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persist(live);
+      if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persistLive();
       await executor.idle();
+      unread?.snapshot.close();
+      unread = null;
     },
   };
 }
