@@ -27,7 +27,9 @@ export function emptyGeneration(generation: number, source: VectorSource): Vecto
   return { generation, index: createFlatIndex(source.dimension), pending: new Map(), ownerOf: new Map(), itemsOf: new Map(), checkpoint: 0n };
 }
 
-const own = (gen: VectorGeneration, id: string, owner: string): void => {
+type Ownership = Pick<VectorGeneration, 'ownerOf' | 'itemsOf'>;
+
+const own = (gen: Ownership, id: string, owner: string): void => {
   const previous = gen.ownerOf.get(id);
   // An item id another owner reuses moves to it: the later event wins, as in the graph projection.
   if (previous !== undefined && previous !== owner) gen.itemsOf.get(previous)?.delete(id);
@@ -37,21 +39,35 @@ const own = (gen: VectorGeneration, id: string, owner: string): void => {
   gen.itemsOf.set(owner, items);
 };
 
-/** A generation from a snapshot's header; its index bytes are read when first needed (`index.load()`). */
+/**
+ * A generation from a snapshot's header; its index bytes are read when first needed (`index.load()`).
+ * The ownership maps (a Set per owner: most of the cost of a restore at 10k items) are built at
+ * their first use too, so opening a store for its status builds neither (ADR 26).
+ */
 export function restoreGeneration(snapshot: OpenedSnapshot): VectorGeneration {
   const { header } = snapshot;
-  const gen: VectorGeneration = {
+  const pending = new Map(header.pending.map(([id, key]) => [id, key]));
+  let ownership: Ownership | null = null;
+  const owned = (): Ownership => {
+    if (ownership) return ownership;
+    const built: Ownership = { ownerOf: new Map(), itemsOf: new Map() };
+    // Only items owned by another id are written down; the rest own themselves.
+    const owners = new Map(header.owners ?? []);
+    for (const id of [...header.ids, ...pending.keys()]) own(built, id, owners.get(id) ?? id);
+    return (ownership = built);
+  };
+  return {
     generation: header.generation,
     index: createFlatIndex(header.dimension, { bytes: () => snapshot.index(), ids: header.ids }),
-    pending: new Map(header.pending.map(([id, key]) => [id, key])),
-    ownerOf: new Map(),
-    itemsOf: new Map(),
+    pending,
+    get ownerOf() {
+      return owned().ownerOf;
+    },
+    get itemsOf() {
+      return owned().itemsOf;
+    },
     checkpoint: BigInt(header.checkpoint),
   };
-  // Only items owned by another id are written down; the rest own themselves.
-  const owners = new Map(header.owners ?? []);
-  for (const id of [...header.ids, ...gen.pending.keys()]) own(gen, id, owners.get(id) ?? id);
-  return gen;
 }
 
 function drop(gen: VectorGeneration, owner: string): void {

@@ -42,7 +42,9 @@ function checkFlatBytes(buffer: Buffer, dimension: number, count: number): void 
  */
 export function createFlatIndex(dimension: number, restored?: { bytes: () => Buffer; ids: readonly string[] }) {
   let ids: string[] = restored ? [...restored.ids] : [];
-  let positions = new Map(ids.map((id, i) => [id, i]));
+  // Built at the first lookup: a store opened for its counts never needs it.
+  let positionMap: Map<string, number> | null = null;
+  const positions = (): Map<string, number> => (positionMap ??= new Map(ids.map((id, i) => [id, i])));
   let restoredBytes: Buffer | null = null;
   const bytes = (): Buffer => {
     if (restoredBytes) return restoredBytes;
@@ -61,11 +63,11 @@ export function createFlatIndex(dimension: number, restored?: { bytes: () => Buf
   };
 
   const removeMany = (remove: Iterable<string>): void => {
-    const gone = new Set([...remove].filter((id) => positions.has(id)));
+    const gone = new Set([...remove].filter((id) => positions().has(id)));
     if (gone.size === 0) return;
-    index().removeIds([...gone].map((id) => positions.get(id) as number));
+    index().removeIds([...gone].map((id) => positions().get(id) as number));
     ids = ids.filter((id) => !gone.has(id));
-    positions = new Map(ids.map((id, i) => [id, i]));
+    positionMap = null;
   };
 
   // Untouched since restored: the bytes it was restored from are its serialisation.
@@ -76,7 +78,7 @@ export function createFlatIndex(dimension: number, restored?: { bytes: () => Buf
     /** Reads and checks the restored bytes now (a no-op once read, or for a new index); throws what reading them throws. */
     load: (): void => void (built || !restored || bytes()),
     size: () => ids.length,
-    has: (id: string) => positions.has(id),
+    has: (id: string) => positions().has(id),
     ids: (): readonly string[] => ids,
     /** Replaces any vector already stored under the same id. */
     upsertMany(entries: readonly { id: string; vector: Float32Array }[]): void {
@@ -87,7 +89,7 @@ export function createFlatIndex(dimension: number, restored?: { bytes: () => Buf
       const flat: number[] = [];
       for (const { id, vector } of entries) {
         if (vector.length !== dimension) throw new Error(`vector of ${id} has ${vector.length} dimensions, expected ${dimension}`);
-        positions.set(id, ids.length);
+        positions().set(id, ids.length);
         ids.push(id);
         for (const x of vector) flat.push(x);
       }
