@@ -4,11 +4,12 @@ import type { EventLog, RecordedEvent } from '../../events/log/event-log.js';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { createGenerationStore, type Generation } from '../generations.js';
 import { memoryVectorFeed, type VectorFeed } from './feed.js';
-import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
+import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
 import { createSetAsideLog } from './set-aside.js';
-import { openSnapshot, removeSnapshot, writeSnapshot, type OpenedSnapshot } from './snapshot.js';
+import { removeSnapshot, writeSnapshot } from './snapshot.js';
+import { restoreFile, type Restored } from './restore.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
@@ -50,58 +51,18 @@ export function createVectorStore(options: VectorStoreOptions) {
 
   const setAsides = createSetAsideLog(db, options.now ?? (() => new Date()));
 
-  const setAside = (generation: number, file: string, error: unknown): void =>
-    void setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
-
-  interface Restored {
-    readonly gen: VectorGeneration;
-    readonly fingerprint: string | null;
-    readonly legacy?: true;
-    /** The snapshot whose index bytes are still unread (a lazy restore). */
-    readonly unread?: OpenedSnapshot;
-  }
-  /**
-   * The generation's snapshot, or an empty generation when there is none or it cannot be trusted:
-   * a damaged file is set aside and the generation replays the log from the start (ADR 24). A lazy
-   * restore reads only the header (checked by its own digest); the index bytes wait for `loadLive`.
-   */
-  const restore = (generation: number, lazy = false): Restored => {
-    const file = fileOf(generation);
-    let snapshot: OpenedSnapshot | undefined;
-    try {
-      snapshot = openSnapshot(file, generation);
-      // Ahead of the log (its WAL lost frames, an older database beside newer snapshots): it holds
-      // vectors of events that no longer exist, and would skip the positions written next.
-      const head = options.lockedHead?.();
-      if (snapshot && head !== undefined && BigInt(snapshot.header.checkpoint) > head) {
-        throw new Error(`its checkpoint ${snapshot.header.checkpoint} is ahead of the log's head ${head}`);
-      }
-      if (snapshot) {
-        const gen = restoreGeneration(snapshot);
-        // An older format was read whole: its bytes are checked now, as before.
-        const later = lazy && !snapshot.legacy;
-        if (!later) gen.index.load();
-        return { gen, fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}), ...(later ? { unread: snapshot } : {}) };
-      }
-    } catch (error) {
-      snapshot?.close();
-      setAside(generation, file, error);
-    }
-    return { gen: emptyGeneration(generation, source), fingerprint: null };
-  };
+  const setAside = (generation: number, error: unknown): void =>
+    void setAsides.setAside(projectionName, generation, fileOf(generation), error instanceof Error ? error.message : String(error));
+  const restore = (generation: number, lazy = false): Restored =>
+    restoreFile({ file: fileOf(generation), generation, source, lazy, head: options.lockedHead, setAside: (error) => setAside(generation, error) });
   const load = (gen: Generation): VectorGeneration => restore(gen.generation).gen;
-  const openLive = (): Restored => {
-    const row =
-      generations.live(projectionName) ??
-      db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
-    return restore(row.generation, true);
-  };
-  const opened = openLive();
+  const liveRow = generations.live(projectionName) ?? db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
+  const opened = restore(liveRow.generation, true);
   let live = opened.gen;
   let liveFingerprint = opened.fingerprint;
   // The live snapshot's index bytes, unread until a command needs a vector (ADR 26): `status` and
   // the other commands that read no vector never read or hash them.
-  let unread = opened.unread ? { file: fileOf(live.generation), snapshot: opened.unread } : null;
+  let unread = opened.unread ?? null;
   let loading: Promise<void> = Promise.resolve();
   let flushTimer: NodeJS.Timeout | null = null;
 
@@ -113,19 +74,15 @@ export function createVectorStore(options: VectorStoreOptions) {
   let changed = opened.legacy === true;
   // Low enough that the events a missed day's lifecycle tick appends at `start` are not replayed by every later call.
   const staleAfter = 100n;
-  /**
-   * Reads and checks the live index's bytes once. Damaged, they are set aside like a damaged
-   * snapshot at open, and the generation replays the log from the start before this resolves.
-   */
+  /** Reads and checks the live index's bytes once; damaged, they are set aside and the log replayed, as at open. */
   const loadLive = (): Promise<void> => {
     if (!unread) return loading;
-    const { file } = unread;
     unread = null;
     loading = (async () => {
       try {
         live.index.load();
       } catch (error) {
-        setAside(live.generation, file, error);
+        setAside(live.generation, error);
         live = emptyGeneration(live.generation, source);
         liveFingerprint = null;
         await drain(live);
@@ -146,6 +103,10 @@ export function createVectorStore(options: VectorStoreOptions) {
   const persistLive = async (): Promise<void> => {
     await loadLive();
     await persist(live);
+  };
+  const stopFlushTimer = (): void => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
   };
   const scheduleFlush = (): void => {
     if (flushTimer) return;
@@ -230,11 +191,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     status() {
       const building = generations.building(projectionName);
       return {
-        name: projectionName,
-        generation: live.generation,
-        checkpoint: live.checkpoint,
-        size: live.index.size(),
-        pending: live.pending.size,
+        name: projectionName, generation: live.generation, checkpoint: live.checkpoint, size: live.index.size(), pending: live.pending.size,
         building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
         failed: liveFailure(),
         /** Damaged snapshots set aside and rebuilt from the log, newest first. */
@@ -242,8 +199,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       };
     },
     flush: async (): Promise<void> => {
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = null;
+      stopFlushTimer();
       await catchingUp;
       await persistLive();
     },
@@ -251,19 +207,12 @@ export function createVectorStore(options: VectorStoreOptions) {
     rebuild: async (rebuildOptions: VectorRebuildOptions = {}) =>
       loadLive().then(() => rebuildVectors(
         {
-          name: projectionName,
-          db,
-          generations,
-          source,
-          load,
-          drain,
-          persist,
+          name: projectionName, db, generations, source, load, drain, persist,
           headNow: async () => (options.lockedHead ? options.lockedHead() : log.headPosition()),
           liveIdle: () => catchingUp,
           switchTo: (gen) => {
             const previous = live.generation;
-            live = gen;
-            liveFingerprint = source.fingerprint;
+            [live, liveFingerprint] = [gen, source.fingerprint];
             return previous;
           },
           remove: (generation) => removeSnapshot(fileOf(generation)),
@@ -286,13 +235,11 @@ export function createVectorStore(options: VectorStoreOptions) {
     /** Deletes this index's damaged snapshots set aside in its folder; returns their file names. */
     shredSetAsides: (): string[] => setAsides.shred(options.dir, projectionName),
     close: async (): Promise<void> => {
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = null;
+      stopFlushTimer();
       await catchingUp;
       if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persistLive();
       await executor.idle();
-      unread?.snapshot.close();
-      unread = null;
+      unread?.close();
     },
   };
 }
