@@ -1,4 +1,4 @@
-// Bundles the compiled CLI (dist/src/interfaces/cli/run.js) into one CommonJS file,
+// Bundles the compiled CLI (dist/src/interfaces/cli/bundle-entry.js: run.js, zod without its JIT) into one CommonJS file,
 // dist/src/interfaces/cli/bundle/lmem.cjs, and warms V8's code cache of it beside (lmem.cjs.cache)
 // by running a few commands on a throwaway store: the launcher (main.js) runs it (ADR 26).
 // Run by .ci/setup.sh after tsc.
@@ -48,7 +48,7 @@ const lazyExternals = {
   },
 };
 
-const build = await rolldown({ input: `${cli}run.js`, platform: 'node', plugins: [lazyExternals], logLevel: 'warn' });
+const build = await rolldown({ input: `${cli}bundle-entry.js`, platform: 'node', plugins: [lazyExternals], logLevel: 'warn' });
 // Written beside, then swapped in: a launcher never sees half a bundle (it runs run.js meanwhile).
 const next = `${cli}bundle.next`;
 rmSync(next, { recursive: true, force: true });

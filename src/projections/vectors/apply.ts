@@ -40,33 +40,38 @@ const own = (gen: Ownership, id: string, owner: string): void => {
 };
 
 /**
- * A generation from a snapshot's header; its index bytes are read when first needed (`index.load()`).
- * The ownership maps (a Set per owner: most of the cost of a restore at 10k items) are built at
- * their first use too, so opening a store for its status builds neither (ADR 26).
+ * A generation from a snapshot's summary (ADR 26): its id lists are parsed and its index bytes
+ * read when first needed (`index.load()` reads both). The pending map and the ownership maps (a Set
+ * per owner: most of the cost of a restore at 10k items) are built at their first use too, so
+ * opening a store for its status builds none of them.
  */
 export function restoreGeneration(snapshot: OpenedSnapshot): VectorGeneration {
-  const { header } = snapshot;
-  const pending = new Map(header.pending.map(([id, key]) => [id, key]));
+  const { summary } = snapshot;
+  let pending: Map<string, string> | null = null;
+  const pendingMap = (): Map<string, string> => (pending ??= new Map(snapshot.lists().pending.map(([id, key]) => [id, key])));
   let ownership: Ownership | null = null;
   const owned = (): Ownership => {
     if (ownership) return ownership;
+    const { ids, owners } = snapshot.lists();
     const built: Ownership = { ownerOf: new Map(), itemsOf: new Map() };
     // Only items owned by another id are written down; the rest own themselves.
-    const owners = new Map(header.owners ?? []);
-    for (const id of [...header.ids, ...pending.keys()]) own(built, id, owners.get(id) ?? id);
+    const ownerOf = new Map(owners ?? []);
+    for (const id of [...ids, ...pendingMap().keys()]) own(built, id, ownerOf.get(id) ?? id);
     return (ownership = built);
   };
   return {
-    generation: header.generation,
-    index: createFlatIndex(header.dimension, { bytes: () => snapshot.index(), ids: header.ids }),
-    pending,
+    generation: summary.generation,
+    index: createFlatIndex(summary.dimension, { count: summary.size, ids: () => snapshot.lists().ids, bytes: () => snapshot.index() }),
+    get pending() {
+      return pendingMap();
+    },
     get ownerOf() {
       return owned().ownerOf;
     },
     get itemsOf() {
       return owned().itemsOf;
     },
-    checkpoint: BigInt(header.checkpoint),
+    checkpoint: BigInt(summary.checkpoint),
   };
 }
 

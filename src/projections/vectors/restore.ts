@@ -32,15 +32,15 @@ export function restoreFile(options: RestoreOptions): Restored {
     // Ahead of the log (its WAL lost frames, an older database beside newer snapshots): it holds
     // vectors of events that no longer exist, and would skip the positions written next.
     const head = options.head?.();
-    if (snapshot && head !== undefined && BigInt(snapshot.header.checkpoint) > head) {
-      throw new Error(`its checkpoint ${snapshot.header.checkpoint} is ahead of the log's head ${head}`);
+    if (snapshot && head !== undefined && BigInt(snapshot.summary.checkpoint) > head) {
+      throw new Error(`its checkpoint ${snapshot.summary.checkpoint} is ahead of the log's head ${head}`);
     }
     if (snapshot) {
       const gen = restoreGeneration(snapshot);
       // An older format was read whole: its bytes are checked now, as before.
       const later = options.lazy && !snapshot.legacy;
       if (!later) gen.index.load();
-      return { gen, fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}), ...(later ? { unread: snapshot } : {}) };
+      return { gen, fingerprint: snapshot.summary.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}), ...(later ? { unread: snapshot } : {}) };
     }
   } catch (error) {
     snapshot?.close();

@@ -191,7 +191,9 @@ export function createVectorStore(options: VectorStoreOptions) {
     status() {
       const building = generations.building(projectionName);
       return {
-        name: projectionName, generation: live.generation, checkpoint: live.checkpoint, size: live.index.size(), pending: live.pending.size,
+        name: projectionName, generation: live.generation, checkpoint: live.checkpoint, size: live.index.size(),
+        // Counted by the snapshot's summary until its lists are needed.
+        pending: unread ? unread.summary.pendingCount : live.pending.size,
         building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
         failed: liveFailure(),
         /** Damaged snapshots set aside and rebuilt from the log, newest first. */
