@@ -4,6 +4,7 @@ import { idSchema } from '../events/metadata.js';
 import { applyAtomPolicy } from '../queries/recall/atom-policy.js';
 import { createRecallCache } from '../queries/recall/cache.js';
 import { formatInjection, type Injection } from '../queries/recall/format.js';
+import { chainsToAdjacent } from '../queries/recall/context.js';
 import { rankCandidates, type RankedCandidate, type RankSources, type Reranker } from '../queries/recall/rank.js';
 import type { RouteSources } from '../queries/recall/routes.js';
 import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from '../queries/recall/types.js';
@@ -91,15 +92,12 @@ export function createRecall(deps: RecallDeps) {
    * add`, a fact a host wrote) has no conversation around it: notes written in one session lent
    * each other score for nothing (issue 16: +0.35 to a note with no keyword score).
    */
-  // Source counts a batch at a time: one statement for the pool, one for its neighbours.
-  const oneMessageOf = (ids: readonly (string | null)[]) => {
-    const counts = indexes.sources.counts(ids.filter((id): id is string => id !== null));
-    return (id: string | null): id is string => id !== null && counts.get(id) === 1;
-  };
-  const adjacent = (ids: readonly string[]) => {
-    const around = indexes.documents.adjacentInSession(ids.filter(oneMessageOf(ids)));
-    const oneMessage = oneMessageOf([...around.values()].flatMap((a) => [a.previous, a.next]));
-    return new Map([...around].map(([id, a]) => [id, { previous: oneMessage(a.previous) ? a.previous : null, next: oneMessage(a.next) ? a.next : null }]));
+  const adjacent = (ids: readonly string[], reach = 1) => {
+    const counts = indexes.sources.countsOf(ids);
+    const window = indexes.documents.sessionWindow(ids.filter((id) => counts.get(id) === 1), reach);
+    const around = [...window.values()].flatMap((w) => [...w.before, ...w.after]);
+    for (const [id, n] of indexes.sources.countsOf(around)) counts.set(id, n);
+    return chainsToAdjacent(window, (id) => counts.get(id) === 1);
   };
   const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent, ...(deps.worker ? { elsewhere: deps.worker.routes } : {}) };
 
@@ -121,7 +119,7 @@ export function createRecall(deps: RecallDeps) {
     });
     const ids = results.map((r) => r.memoryId);
     const atoms = indexes.atoms.ofMemories(ids);
-    const sourceCounts = indexes.sources.counts(ids);
+    const sourceCounts = indexes.sources.countsOf(ids);
     const memories = applyAtomPolicy(results, (id) => atoms.get(id) ?? [], now.toISOString(), (id) => (sourceCounts.get(id) ?? 0) > 0);
     deps.access.record(memories.map((m) => m.memoryId), now.toISOString());
     return { memories, injection: formatInjection(memories, settings), cacheHit: hit };

@@ -9,7 +9,7 @@ import { ftsTokenizeOption, toFtsDocument } from './text/tokenizer.js';
  * deleted. FTS5 cannot index its UNINDEXED columns, so `{keys}` maps a memory to its FTS rowid
  * (the position of its MemoryWritten event, the same in every replay) and a change is a rowid
  * lookup instead of a scan of the whole table. `{keys}` also holds each row's scope and status,
- * indexed by session and by user (version 2): a search in one session tells its matches by rowid
+ * indexed by session and by user (version 3): a search in one session tells its matches by rowid
  * instead of reading every match's stored row (ADR 21).
  */
 
@@ -85,7 +85,9 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
 /** BM25 keyword search over memory text, read by `src/queries/keyword.ts`. */
 export const ftsProjection: Projection = {
   name: 'fts',
-  version: 2,
+  // 2: Chinese compounds of stop words (我的) are stop words too (stopwords.ts), so the tokens change.
+  // 3: each row's scope and status in the keys table, indexed by session and by user (ADR 21).
+  version: 3,
   tables: [
     { name: ftsTableName, key: 'memory_id' },
     { name: keysTableName, key: 'memory_id' },

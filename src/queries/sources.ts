@@ -11,12 +11,12 @@ export function createSourceQueries(db: SqliteDatabase, table: () => string) {
       const row = prepare(`SELECT sources FROM ${table()} WHERE memory_id = ?`).get(memoryId) as { sources: string } | undefined;
       return row ? (JSON.parse(row.sources) as SourceMessage[]) : [];
     },
-    /** How many source messages each of the memories has (those with a row; a memory without one has none). */
-    counts(memoryIds: readonly string[]): Map<string, number> {
+    /** How many source messages each given memory has (a memory the table does not hold is left out); sources are counted, not parsed. */
+    countsOf(memoryIds: readonly string[]): Map<string, number> {
       if (memoryIds.length === 0) return new Map();
-      const sql = `SELECT memory_id AS id, json_array_length(sources) AS n FROM ${table()} WHERE memory_id IN (SELECT value FROM json_each(?))`;
-      const rows = prepare(sql).all(JSON.stringify(memoryIds)) as { id: string; n: number }[];
-      return new Map(rows.map((r) => [r.id, r.n]));
+      const rows = prepare(`SELECT memory_id, json_array_length(sources) AS n FROM ${table()} WHERE memory_id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(memoryIds)) as { memory_id: string; n: number }[];
+      return new Map(rows.map((r) => [r.memory_id, r.n]));
     },
     /** Whether the memory is a record of messages (it has sources), without parsing them. */
     has(memoryId: string): boolean {
