@@ -1,0 +1,62 @@
+import type { SqliteDatabase } from '../sqlite-database.js';
+import { envelopeField } from './group.js';
+
+/** The key ids of a stored data column's envelope, read by SQL (no decoding). */
+const keyIdsOf = (column: string) => `json_each(${column}, '$."${envelopeField}".k')`;
+
+/**
+ * `sealed_keys`: which positions each key id sealed, one row per (key id, position), written in
+ * the append's transaction (ADR 19, ADR 32). An erasure finds what a key sealed by this index
+ * instead of scanning every row of `events`, so its cost follows the subject, not the log. It holds
+ * numbers only and is part of the log's storage, like `streams`: it is not a read model.
+ *
+ * On open it catches up with the rows after the highest position it holds (a store from before
+ * the index: the whole log once; a row appended by a build that did not keep it: the tail), in
+ * one transaction under the write lock, so two processes opening at once do the work once.
+ */
+export function createSealedKeyIndex(db: SqliteDatabase) {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS sealed_keys (
+      key_id INTEGER NOT NULL,
+      position INTEGER NOT NULL,
+      PRIMARY KEY (key_id, position)
+    ) WITHOUT ROWID;
+  `);
+  const headOf = (sql: string) => (db.prepare<[], { head: number | null }>(sql).get()?.head ?? 0);
+  const indexedHead = () => headOf('SELECT max(position) AS head FROM sealed_keys');
+  const sealedAfter = `FROM events e, ${keyIdsOf('e.data')} k WHERE e.global_position > ? AND json_type(e.data, '$."${envelopeField}".k') = 'array'`;
+  const catchUp = db.transaction(() => {
+    db.prepare<[number]>(`INSERT OR IGNORE INTO sealed_keys (key_id, position) SELECT k.value, e.global_position ${sealedAfter}`).run(indexedHead());
+  });
+  // Read first: the usual open finds nothing sealed after the last indexed position and takes no write lock.
+  if (db.prepare<[number]>(`SELECT 1 ${sealedAfter} LIMIT 1`).get(indexedHead()) !== undefined) catchUp.immediate();
+
+  const insert = db.prepare<[number, number]>('INSERT INTO sealed_keys (key_id, position) VALUES (?, ?)');
+  return {
+    /** Records the key ids of the rows an append writes (call inside its transaction). */
+    record(position: number, keyIds: readonly number[]): void {
+      for (const keyId of keyIds) insert.run(keyId, position);
+    },
+    /** SQL selecting the positions sealed under any of the key ids in the JSON array bound at `?`. */
+    positionsUnder: `SELECT position FROM sealed_keys WHERE key_id IN (SELECT value FROM json_each(?))`,
+  };
+}
+
+export type SealedKeyIndex = ReturnType<typeof createSealedKeyIndex>;
+
+/**
+ * The positions an erasure of `keyIds` made unreadable, by the key index: sealed under one of them
+ * and under no key destroyed before (those read as erased already, and were taken then).
+ */
+export function erasedPositions(db: SqliteDatabase, keyIds: readonly number[]): number[] {
+  return db
+    .prepare<{ keys: string }, number>(
+      `SELECT DISTINCT s.position FROM sealed_keys s JOIN events e ON e.global_position = s.position
+       WHERE s.key_id IN (SELECT value FROM json_each(@keys))
+         AND NOT EXISTS (SELECT 1 FROM ${keyIdsOf('e.data')} k
+                         WHERE k.value NOT IN (SELECT value FROM json_each(@keys)) AND k.value NOT IN (SELECT key_id FROM subject_keys))
+       ORDER BY s.position`,
+    )
+    .pluck()
+    .all({ keys: JSON.stringify(keyIds) });
+}
