@@ -529,7 +529,8 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     rows.push(...(await importRows(dir.dir, (name) => dir.file(name), imports)));
     meta.imports = imports;
     const fullRebuildSeconds = togetherTiming.wall + vectorsWall;
-    rows.push(...(await storeRows({ dataDir, memories, provider, fullRebuildSeconds, meta })));
+    const fullRebuild = { wall: fullRebuildSeconds, cpu: togetherTiming.cpu + vectorsCpu };
+    rows.push(...(await storeRows({ dataDir, memories, provider, fullRebuildSeconds, fullRebuild, meta })));
     const smaller = Math.min(recallSmallMemories, memories);
     if (smaller < memories) {
       progress(`projections 4. building a log of ${smaller} memories for recall (not timed)`);

@@ -12,7 +12,7 @@ import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';
  * restore, so an erasure never has plaintext to chase in a backup (ADR 29). A table added later
  * that is not derived from the log must be named here.
  */
-export const keptTables: readonly string[] = ['events', 'streams', 'sealed_keys', 'subject_keys', 'store_secrets', 'store_meta', 'embedding_cache', 'erasures_applied'];
+export const keptTables: readonly string[] = ['events', 'streams', 'sealed_keys', 'sealed_keys_head', 'subject_keys', 'store_secrets', 'store_meta', 'embedding_cache', 'erasures_applied'];
 
 /** What `<id>.json` says about `<id>.db`. */
 export interface BackupManifest {

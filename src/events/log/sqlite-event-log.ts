@@ -106,6 +106,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     const datas = encoder.seal(prepared, head + 1);
     const { position, revision } = writeRows({ position: head, revision: found ?? -1, link: last?.hash ?? genesisHash }, streamId, events, datas);
     prepared.forEach((p, i) => p.sealed && keyIndex.record(head + 1 + i, p.sealed.k));
+    keyIndex.complete(position);
     if (found === undefined) stmt.createStream.run(streamId, revision);
     else if (stmt.swapRevision.run(revision, streamId, found).changes !== 1) {
       throw new ConcurrencyError(streamId, String(found), 'changed by another writer');

@@ -9,10 +9,11 @@ const keyIdsOf = (column: string) => `json_each(${column}, '$."${envelopeField}"
  * the append's transaction (ADR 19, ADR 32). An erasure finds what a key sealed by this index
  * instead of scanning every row of `events`, so its cost follows the subject, not the log. It holds
  * numbers only and is part of the log's storage, like `streams`: it is not a read model.
+ * `sealed_keys_head` says through which position it is complete; every append moves it.
  *
- * On open it catches up with the rows after the highest position it holds (a store from before
- * the index: the whole log once; a row appended by a build that did not keep it: the tail), in
- * one transaction under the write lock, so two processes opening at once do the work once.
+ * On open it catches up with the rows after that position (a store from before the index: the
+ * whole log once; rows a build without it appended: those), in one transaction under the write
+ * lock, so two processes opening at once do the work once. The usual open reads two numbers.
  */
 export function createSealedKeyIndex(db: SqliteDatabase) {
   db.exec(`
@@ -21,21 +22,33 @@ export function createSealedKeyIndex(db: SqliteDatabase) {
       position INTEGER NOT NULL,
       PRIMARY KEY (key_id, position)
     ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS sealed_keys_head (
+      one INTEGER PRIMARY KEY CHECK (one = 1),
+      position INTEGER NOT NULL
+    );
   `);
-  const headOf = (sql: string) => (db.prepare<[], { head: number | null }>(sql).get()?.head ?? 0);
-  const indexedHead = () => headOf('SELECT max(position) AS head FROM sealed_keys');
-  const sealedAfter = `FROM events e, ${keyIdsOf('e.data')} k WHERE e.global_position > ? AND json_type(e.data, '$."${envelopeField}".k') = 'array'`;
+  const indexedThrough = () => db.prepare<[], { p: number }>('SELECT position AS p FROM sealed_keys_head').get()?.p ?? 0;
+  const logHead = () => db.prepare<[], { p: number | null }>('SELECT max(global_position) AS p FROM events').get()?.p ?? 0;
+  const setHead = db.prepare<[number]>('INSERT INTO sealed_keys_head (one, position) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET position = excluded.position');
   const catchUp = db.transaction(() => {
-    db.prepare<[number]>(`INSERT OR IGNORE INTO sealed_keys (key_id, position) SELECT k.value, e.global_position ${sealedAfter}`).run(indexedHead());
+    db.prepare<[number]>(
+      `INSERT OR IGNORE INTO sealed_keys (key_id, position)
+       SELECT k.value, e.global_position FROM events e, ${keyIdsOf('e.data')} k
+       WHERE e.global_position > ? AND json_type(e.data, '$."${envelopeField}".k') = 'array'`,
+    ).run(indexedThrough());
+    setHead.run(logHead());
   });
-  // Read first: the usual open finds nothing sealed after the last indexed position and takes no write lock.
-  if (db.prepare<[number]>(`SELECT 1 ${sealedAfter} LIMIT 1`).get(indexedHead()) !== undefined) catchUp.immediate();
+  if (logHead() > indexedThrough()) catchUp.immediate();
 
   const insert = db.prepare<[number, number]>('INSERT INTO sealed_keys (key_id, position) VALUES (?, ?)');
   return {
-    /** Records the key ids of the rows an append writes (call inside its transaction). */
+    /** Records the key ids of a row an append writes (call inside its transaction). */
     record(position: number, keyIds: readonly number[]): void {
       for (const keyId of keyIds) insert.run(keyId, position);
+    },
+    /** The index is complete through `position`: the append's last row (call inside its transaction). */
+    complete(position: number): void {
+      setHead.run(position);
     },
     /** SQL selecting the positions sealed under any of the key ids in the JSON array bound at `?`. */
     positionsUnder: `SELECT position FROM sealed_keys WHERE key_id IN (SELECT value FROM json_each(?))`,
