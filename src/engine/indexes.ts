@@ -15,6 +15,7 @@ import { sourcesProjection } from '../projections/sources.js';
 import type { VectorSource } from '../projections/vectors/apply.js';
 import { graphEntryVectorFeed } from '../projections/vectors/feed.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
+import type { ApproximateSettings } from '../projections/vectors/approximate-index.js';
 import { createReadModels } from '../queries/read-models.js';
 import { fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 
@@ -47,6 +48,8 @@ export interface IndexOptions {
   readonly vectorLog?: EventLog;
   /** The clock of set-aside records (damaged snapshots). */
   readonly now?: () => Date;
+  /** Vector searches through an approximate (HNSW) index from a size on (ADR 8); null: always exact. */
+  readonly approximate?: ApproximateSettings | null;
 }
 
 /** The vector projection reads the embedding cache, keyed exactly as the engine filled it. */
@@ -70,7 +73,7 @@ export function openIndexes(options: IndexOptions) {
   const dir = join(options.dataDir, 'vectors');
   const vectorLog = options.vectorLog ?? log;
   const head = lockedHead ? { lockedHead } : {};
-  const clock = options.now ? { now: options.now } : {};
+  const clock = { ...(options.now ? { now: options.now } : {}), approximate: options.approximate ?? null };
   const persist = options.vectorPersistEvery === undefined ? {} : { persistEvery: options.vectorPersistEvery };
   const vectors = createVectorStore({ db, log: vectorLog, dir, source, pageSize: options.pageSize, ...persist, ...head, ...clock });
   // Graph entries get vectors of their own, from the same cache, in the same folder.

@@ -34,6 +34,12 @@ function checkFlatBytes(buffer: Buffer, dimension: number, count: number): void 
   if (problem) throw new Error(`vector snapshot index: ${problem}`);
 }
 
+/** What another index needs to follow this one's changes. */
+export interface IndexFollower {
+  added(entries: readonly { id: string; vector: Float32Array }[]): void;
+  removed(ids: Iterable<string>): void;
+}
+
 /**
  * An exact inner-product FAISS index plus the position -> id map it lacks: faiss-node has no
  * add_with_ids, and IndexFlat's removeIds compacts positions, so the map is compacted the same way.
@@ -53,9 +59,13 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
     return (built = made);
   };
 
+  // An index that follows this one's changes (the approximate index, ADR 8).
+  let follower: IndexFollower | null = null;
+
   const removeMany = (remove: Iterable<string>): void => {
     const gone = new Set([...remove].filter((id) => positions.has(id)));
     if (gone.size === 0) return;
+    follower?.removed(gone);
     index().removeIds([...gone].map((id) => positions.get(id) as number));
     ids = ids.filter((id) => !gone.has(id));
     positions = new Map(ids.map((id, i) => [id, i]));
@@ -83,8 +93,13 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
         for (const x of vector) flat.push(x);
       }
       target.add(flat);
+      follower?.added(entries);
     },
     removeMany,
+    /** From now on, `f` hears of every vector added or removed here. */
+    follow(f: IndexFollower): void {
+      follower = f;
+    },
     search(query: Float32Array, k: number): VectorHit[] {
       const n = Math.min(k, maxCandidates, ids.length);
       if (n <= 0) return [];

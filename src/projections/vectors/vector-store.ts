@@ -7,6 +7,7 @@ import { memoryVectorFeed, type VectorFeed } from './feed.js';
 import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
+import { createIndexSearcher, type ApproximateSettings } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
 import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
 import type { CorruptEventError } from '../../events/errors.js';
@@ -30,6 +31,8 @@ export interface VectorStoreOptions {
   readonly lockedHead?: () => bigint;
   /** When a damaged snapshot is set aside (the only clock this store reads). */
   readonly now?: () => Date;
+  /** Searches through an approximate index from this many vectors on (ADR 8); exact without it. */
+  readonly approximate?: ApproximateSettings | null;
 }
 
 /**
@@ -42,6 +45,7 @@ export function createVectorStore(options: VectorStoreOptions) {
   const feed = options.feed ?? memoryVectorFeed;
   const projectionName = feed.name;
   const pageSize = options.pageSize ?? 1000;
+  const searcher = createIndexSearcher(options.approximate);
   mkdirSync(options.dir, { recursive: true });
   const generations = createGenerationStore(db);
   const executor = createSerialExecutor();
@@ -162,7 +166,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     search: (query: Float32Array, k: number): Promise<VectorHit[]> => {
       const failure = liveFailure();
       if (failure) return Promise.reject(new ProjectionFailedError(projectionName, failure));
-      return lock.read(() => live.index.search(query, k));
+      return lock.read(() => searcher.search(live.index, query, k));
     },
     ids: (): readonly string[] => live.index.ids(),
     pending: (): ReadonlyMap<string, string> => live.pending,
