@@ -173,6 +173,8 @@ export function createVectorStore(options: VectorStoreOptions) {
     /** The owners (memories) of the pending items, each once. */
     pendingOwners: (): string[] => [...new Set([...live.pending.keys()].map((id) => live.ownerOf.get(id) ?? id))].sort(),
     digest: (): string => vectorDigest(live),
+    /** How far the live index has applied the log (status() without its reads). */
+    checkpoint: (): bigint => live.checkpoint,
     status() {
       const building = generations.building(projectionName);
       return {
