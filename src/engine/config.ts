@@ -31,7 +31,7 @@ export const approximateVectorsSchema = z
   .object({
     minVectors: z.number().int().min(1).default(1_000_000),
     m: z.number().int().min(4).max(128).default(32),
-    efSearch: z.number().int().min(16).max(4096).default(128),
+    efSearch: z.number().int().min(16).max(4096).default(512),
   })
   .strict();
 
