@@ -61,34 +61,22 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
   const markFailed = db.transaction((position: bigint, error: string) => {
     if (pending([])) store.markFailed(gen, position, error);
   });
-  /** The projection's FTS5 tables in this generation. */
-  const ftsTables = (): string[] =>
-    projection.tables
-      .map(({ name }) => tx.table(name))
-      .filter((table) => /using fts5/i.test(db.prepare<[string], { sql: string | null }>('SELECT sql FROM sqlite_master WHERE name = ?').get(table)?.sql ?? ''));
-  /** FTS5's secure-delete: a deleted or changed row's tokens leave the index segments as it goes. */
-  const secureDelete = (tables: readonly string[]): void => {
-    for (const table of tables) db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('secure-delete', 1)`);
-  };
-  const isSecure = (table: string): boolean =>
-    db.prepare<[], { v: unknown }>(`SELECT v FROM ${table}_config WHERE k = 'secure-delete'`).get()?.v === 1;
   const eraseInPlace = db.transaction((erased: readonly RecordedEvent[]): boolean => {
     if (!pending([]) || !projection.eraseInPlace) return false;
-    // Without secure-delete, a deleted or changed FTS5 row (an update, a forget, an erasure) leaves
-    // its old tokens in the index segments until they merge. A generation made since ADR 32 has it
-    // from its creation, so nothing of the subject is left there; an older one is merged whole
-    // ('optimize', the cost of the whole index) once, at its first erasure, and has it from then on.
-    const older = ftsTables().filter((table) => !isSecure(table));
-    for (const table of older) db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
-    secureDelete(older);
     projection.eraseInPlace(erased, tx);
+    // A deleted or changed FTS5 row leaves its old tokens in the index segments until they merge
+    // (a replay drops the table instead): merged now, so no token of the subject stays in the file.
+    // FTS5's own secure-delete was tried (ADR 32): it removes a row's tokens from the leaves but
+    // not the leaf separators in `_idx`, which hold a term whole; the crash test found one there.
+    for (const { name } of projection.tables) {
+      const table = tx.table(name);
+      const sql = db.prepare<[string], { sql: string | null }>('SELECT sql FROM sqlite_master WHERE name = ?').get(table)?.sql ?? '';
+      if (/using fts5/i.test(sql)) db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+    }
     return true;
   });
   // A plain function, not better-sqlite3's Transaction type, so the emitted .d.ts stays portable.
-  const init = db.transaction(() => {
-    projection.init(tx);
-    secureDelete(ftsTables());
-  });
+  const init = db.transaction(() => projection.init(tx));
   return {
     generation: gen.generation,
     init: (): void => init(),

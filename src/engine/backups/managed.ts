@@ -86,10 +86,10 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
   /**
    * Erasure's last step, in every managed backup: the subject's keys are deleted there too, and
    * every cached vector the live cache no longer holds (the erased texts' among them: their keys
-   * cannot be computed once the texts read as erased), with secure_delete (the rows are zeroed where
-   * they were), then the WAL emptied into the file and removed; no VACUUM, which rewrote the whole
-   * copy (ADR 19). The backups hold no read model, so no plaintext of the subject is left in them;
-   * what a killed backup left (which might) is removed first. Idempotent.
+   * cannot be computed once the texts read as erased), with secure_delete, then VACUUM (a page a
+   * balance rebuilt can keep old cell bytes that secure_delete does not reach, ADR 19). The backups
+   * hold no read model, so no plaintext of the subject is left in them; what a killed backup left
+   * (which might) is removed first. Idempotent.
    */
   async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }): Promise<number> {
     removeUnfinished(dir);
@@ -107,6 +107,7 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
         const rows = copy.prepare('SELECT fingerprint, content_hash AS hash FROM embedding_cache').all() as { fingerprint: string; hash: string }[];
         const drop = copy.prepare('DELETE FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
         copy.transaction(() => rows.filter((r) => !live.has(`${r.fingerprint} ${r.hash}`)).forEach((r) => drop.run(r.fingerprint, r.hash)))();
+        copy.exec('VACUUM');
         copy.pragma('wal_checkpoint(TRUNCATE)');
         copy.pragma('journal_mode = DELETE');
       } finally {

@@ -89,17 +89,18 @@ const rebuildReadModels: ErasureStep = {
 };
 
 /**
- * Every page into the file and the WAL emptied. Every connection runs with `secure_delete` (since
- * sealing exists), so the rows and pages the erasure deleted were zeroed as they went, in the file
- * and in the WAL's newer page images; the checkpoint writes those images over the old pages and
- * truncates the WAL, whose older images still held the plaintext. No VACUUM: it rewrote the whole
- * file (a cost of the store, not the subject) to drop free pages that hold only zeros (ADR 19, 32).
+ * Every page into the file, the WAL emptied, the file rewritten without free pages. With
+ * `secure_delete` on, the dropped generations and the key row were zeroed as they went, but not
+ * everything: a b-tree page rebuilt by a balance keeps old cell bytes in its unallocated middle,
+ * which only the rewrite removes (ADR 19: the crash test found an atom's text there without it).
  */
 const scrubStoreFile: ErasureStep = {
   name: 'scrub-store-file',
   async run(deps, { report }) {
-    const result = deps.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-    report.walTruncated = result[0]?.busy === 0;
+    const first = deps.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    deps.db.exec('VACUUM');
+    const second = deps.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    report.walTruncated = first[0]?.busy === 0 && second[0]?.busy === 0;
   },
 };
 
