@@ -68,7 +68,7 @@ export async function erasureRows(engine: Engine, options: ErasureRowsOptions): 
   });
   const whole =
     'seconds, lower is better: ours = engine.eraseSubject of one user (about 1% of the memories): a managed backup of the log, the key ' +
-    'destroyed, every read model taking the erasure in place (ADR 32), the WAL checkpointed, the subject shredded from every managed ' +
+    'destroyed, every read model taking the erasure in place (ADR 32; FTS merged), the WAL emptied and the file vacuumed, the subject shredded from every managed ' +
     'backup; raw = the full rebuild of the same log measured above in this run (rebuildAll + both vector indexes)';
   const own =
     'the same erasure without the managed backup taken before it (timed inside the same call: a copy and check of the whole log, ' +
