@@ -46,6 +46,8 @@ if [ "$(cat "$stamp_file" 2>/dev/null)" != "$stamp" ] || ! natives_load; then
 fi
 
 node_modules/.bin/tsc -p tsconfig.json >>"$log" 2>&1 || fail "TypeScript build"
+# The CLI's launcher loads this bundle of the compiled CLI (ADR 26: cold start); rebuilt after every build.
+node .ci/bundle-cli.mjs >>"$log" 2>&1 || fail "CLI bundle"
 # The dashboard's assets (web/ -> dist/web), served by `lmem serve`: rebuilt when its sources or
 # the dependencies changed since the last build.
 web_stamp="$( (find web -type f | LC_ALL=C sort | xargs cat; cat package-lock.json) | sha256sum | cut -c1-32)"

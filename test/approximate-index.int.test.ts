@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createIndexSearcher } from '../src/projections/vectors/approximate-index.js';
+import { searchVectors, type ApproximateSettings } from '../src/projections/vectors/approximate-index.js';
+import type { FlatIndex } from '../src/projections/vectors/flat-index.js';
+
+const searcherOf = (s: ApproximateSettings) => ({ search: (index: FlatIndex, q: Float32Array, k: number) => searchVectors(index, q, k, s) });
 import { createFlatIndex } from '../src/projections/vectors/flat-index.js';
 
 const dimension = 16;
@@ -31,7 +34,7 @@ describe('approximate vector index (ADR 8)', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 60, maxLength: 400 }), fc.array(fc.nat(10_000), { minLength: 1, maxLength: 5 }), (ops, queries) => {
         const exact = createFlatIndex(dimension);
-        const searcher = createIndexSearcher(settings);
+        const searcher = searcherOf(settings);
         const live = new Map<string, Float32Array>();
         // The first searches build the approximate index half-way, so later changes must be followed.
         ops.forEach((o, i) => {
@@ -64,14 +67,14 @@ describe('approximate vector index (ADR 8)', () => {
   it('given fewer vectors than minVectors, when searched, then the hits are the exact index own', () => {
     const exact = createFlatIndex(dimension);
     exact.upsertMany(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
-    const searcher = createIndexSearcher(settings);
+    const searcher = searcherOf(settings);
     expect(searcher.search(exact, unitVector(99), 10)).toEqual(exact.search(unitVector(99), 10));
   });
 
   it('given 3,000 vectors, when searched approximately, then it finds at least 95% of the exact 10 nearest', () => {
     const exact = createFlatIndex(dimension);
     exact.upsertMany(Array.from({ length: 3_000 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
-    const searcher = createIndexSearcher({ ...settings, m: 32, efSearch: 128 });
+    const searcher = searcherOf({ ...settings, m: 32, efSearch: 128 });
     let found = 0;
     for (let q = 0; q < 100; q += 1) {
       const query = unitVector(50_000 + q);

@@ -62,6 +62,17 @@ describe('calendar in a time zone', () => {
     expect(dueDates('2026-01-11', new Date('2026-01-13T03:00:00Z'), 3, 'UTC')).toEqual(['2026-01-11', '2026-01-12', '2026-01-13']);
     expect(dueDates('2026-01-11', new Date('2026-01-11T02:59:59Z'), 3, 'UTC')).toEqual([]);
   });
+  it('reads UTC without a formatter exactly as the formatter reads Etc/UTC', () => {
+    const instant = fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2200, 0, 1) });
+    fc.assert(
+      fc.property(instant, fc.integer({ min: 0, max: 23 }), (ms, hour) => {
+        const date = localDate(new Date(ms), 'Etc/UTC');
+        expect(localDate(new Date(ms), 'UTC')).toBe(date);
+        expect(slotInstant(date, hour, 'UTC').toISOString()).toBe(slotInstant(date, hour, 'Etc/UTC').toISOString());
+        expect(firstSlotDateAfter(new Date(ms), hour, 'UTC')).toBe(firstSlotDateAfter(new Date(ms), hour, 'Etc/UTC'));
+      }),
+    );
+  });
 });
 
 const tickCommand = (data: Partial<TickDecay['data']> = {}): TickDecay => ({

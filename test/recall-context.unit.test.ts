@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withConversationContext, type Adjacent } from '../src/queries/recall/context.js';
+import { chainsToAdjacent, withConversationContext, type Adjacent } from '../src/queries/recall/context.js';
 import { defaultRecallSettings } from '../src/queries/recall/types.js';
 
 // A session of four turns in order t1 t2 t3 t4; t2 asks, t3 answers.
@@ -43,5 +43,39 @@ describe('withConversationContext', () => {
     const plain = [{ id: 'a', score: 0.4, context: 0 }, { id: 'b', score: 0.4, context: 0 }, { id: 't2', score: 0.3, context: 0 }];
     expect(withConversationContext(pool, new Map(), weights)).toEqual(plain);
     expect(withConversationContext(pool, adjacent, { contextNextWeight: 0, contextPreviousWeight: 0 })).toEqual(plain);
+  });
+});
+
+describe('context reaching further than the adjacent turns', () => {
+  it('lends each step outwards its share of the step before: 0.7 then 0.49 after, 0.5 then 0.25 before', () => {
+    const out = withConversationContext([{ id: 't2', score: 1 }], adjacent, { ...weights, contextReach: 2 });
+    expect(out.map((c) => [c.id, c.score])).toEqual([
+      ['t2', 1],
+      ['t3', 0.7],
+      ['t1', 0.5],
+      ['t4', 0.7 * 0.7],
+    ]);
+  });
+
+  it('reach 1 is the adjacent turns only', () => {
+    const out = withConversationContext([{ id: 't2', score: 1 }], adjacent, { ...weights, contextReach: 1 });
+    expect(out.map((c) => c.id)).toEqual(['t2', 't3', 't1']);
+  });
+});
+
+describe('chainsToAdjacent', () => {
+  it('links a memory to its nearest neighbours and each of them on outwards', () => {
+    const links = chainsToAdjacent(new Map([['t2', { before: ['t1'], after: ['t3', 't4'] }]]), () => true);
+    expect(links.get('t2')).toEqual({ previous: 't1', next: 't3' });
+    expect(links.get('t3')).toEqual({ previous: null, next: 't4' });
+    expect(links.get('t1')).toBeUndefined();
+  });
+
+  it('stops a chain at the first memory that does not join (a summary, a note) and leaves out a memory that does not', () => {
+    const joins = (id: string) => id !== 's';
+    const links = chainsToAdjacent(new Map([['t2', { before: [], after: ['s', 't4'] }], ['s', { before: ['t2'], after: ['t4'] }]]), joins);
+    expect(links.get('t2')).toEqual({ previous: null, next: null });
+    expect(links.has('s')).toBe(false);
+    expect(links.has('t4')).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryEngine } from '../src/engine/engine.js';
 import { loadConfig } from '../src/engine/config.js';
@@ -9,19 +10,20 @@ import { plainBm25 } from './bench/plain-bm25.js';
 import { tempDir } from './support/engine.js';
 
 /*
- * Issue 16 on a LoCoMo slice: the full recall@10 is at least plain BM25's and the vector route's
- * over the same turns and questions. LoCoMo (CC BY-NC) is not in the repository: the test runs
- * when LMEM_LOCOMO names the dataset file (e.g. /work/shared/datasets/locomo10.json), on the
- * conversation LMEM_LOCOMO_CONVERSATION (default 1, conv-30: 369 turns, 81 questions).
+ * Issue 16 on a LoCoMo slice: the full recall@5 and @10 are at least those of the best single
+ * route (plain BM25, the keyword route, the vector route) over the same turns and questions. LoCoMo (CC BY-NC) is not in the repository: the test runs
+ * on the file LMEM_LOCOMO names, else on ../shared/datasets/locomo10.json beside the repository
+ * (where the bench looks), on the conversation LMEM_LOCOMO_CONVERSATION (default 1, conv-30:
+ * 369 turns, 81 questions); without either file it is skipped.
  */
-const path = process.env.LMEM_LOCOMO ?? '';
+const path = process.env.LMEM_LOCOMO ?? fileURLToPath(new URL('../../shared/datasets/locomo10.json', import.meta.url));
 const which = Number(process.env.LMEM_LOCOMO_CONVERSATION ?? 1);
 
 let temp: ReturnType<typeof tempDir> | undefined;
 afterEach(() => temp?.remove());
 
 describe.runIf(path !== '' && existsSync(path))('recall on a LoCoMo slice', () => {
-  it('full recall@10 >= plain BM25 and the vector route (turns, hash)', async () => {
+  it('full recall@5 and @10 >= the best route (turns, hash)', async () => {
     const conversation = loadLocomo(path)[which];
     if (!conversation) throw new Error(`no conversation ${which} in ${path}`);
     temp = tempDir();
@@ -30,23 +32,31 @@ describe.runIf(path !== '' && existsSync(path))('recall on a LoCoMo slice', () =
     const memoryOf = await ingestTurns(engine, conversation, env);
     env.setTime(conversation.turns.reduce((max, t) => Math.max(max, t.at ?? 0), 0) + 3_600_000);
     const turnOf = new Map([...memoryOf].map(([turn, memory]) => [memory, turn]));
-    const at10 = (ids: readonly string[], evidence: readonly string[]) => {
-      const top = new Set(ids.slice(0, 10).map((id) => turnOf.get(id)));
+    const at = (k: number, ids: readonly string[], evidence: readonly string[]) => {
+      const top = new Set(ids.slice(0, k).map((id) => turnOf.get(id)));
       return evidence.filter((e) => top.has(e)).length / evidence.length;
     };
     const baseline = plainBm25(engine.indexes.documents.list({ status: 'active', limit: null }).map((d) => ({ id: d.memoryId, text: d.text })));
-    const sums = { bm25: 0, vector: 0, full: 0 };
+    const series = ['bm25', 'keyword', 'vector', 'full'] as const;
+    const sums = Object.fromEntries(series.map((s) => [s, { at5: 0, at10: 0 }])) as Record<(typeof series)[number], { at5: number; at10: number }>;
     for (const q of conversation.questions) {
-      sums.bm25 += at10(baseline.search(q.question, 10).map((h) => h.id), q.evidence);
       const [v] = await engine.provider.embed([q.question]);
-      sums.vector += at10(v ? (await engine.indexes.vectors.search(v, 10)).map((h) => h.id) : [], q.evidence);
-      sums.full += at10((await engine.recall({ query: q.question, scope: { mode: 'global' }, topK: 10 })).memories.map((m) => m.memoryId), q.evidence);
+      const ranked = {
+        bm25: baseline.search(q.question, 10).map((h) => h.id),
+        keyword: engine.indexes.keyword.search(q.question, { limit: 10 }).map((h) => h.memoryId),
+        vector: v ? (await engine.indexes.vectors.search(v, 10)).map((h) => h.id) : [],
+        full: (await engine.recall({ query: q.question, scope: { mode: 'global' }, topK: 10 })).memories.map((m) => m.memoryId),
+      };
+      for (const s of series) {
+        sums[s].at5 += at(5, ranked[s], q.evidence);
+        sums[s].at10 += at(10, ranked[s], q.evidence);
+      }
     }
     baseline.close();
     await engine.close();
     const n = conversation.questions.length;
-    const [bm25, vector, full] = [sums.bm25 / n, sums.vector / n, sums.full / n];
-    console.log(`${conversation.id} (${n} questions) recall@10: bm25 ${bm25.toFixed(3)} vector ${vector.toFixed(3)} full ${full.toFixed(3)}`);
-    expect(full).toBeGreaterThanOrEqual(Math.max(bm25, vector));
+    const mean = (s: (typeof series)[number], k: 'at5' | 'at10') => sums[s][k] / n;
+    console.log(`${conversation.id} (${n} questions) recall@5/@10: ${series.map((s) => `${s} ${mean(s, 'at5').toFixed(3)}/${mean(s, 'at10').toFixed(3)}`).join(' ')}`);
+    for (const k of ['at5', 'at10'] as const) expect(mean('full', k)).toBeGreaterThanOrEqual(Math.max(mean('bm25', k), mean('keyword', k), mean('vector', k)));
   }, 300_000);
 });

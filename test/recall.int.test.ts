@@ -120,9 +120,13 @@ describe('recall through the engine', () => {
       await e.writeMemory(turn('a', 'Lee: five years already, time flies', 's1'));
       await e.writeMemory(turn('other', 'Lee: five years of piano lessons', 's2'));
     }
-    expect(engine.indexes.documents.adjacentInSession(['q', 'a', 'other'])).toEqual(
-      new Map([['q', { previous: null, next: 'a' }], ['a', { previous: 'q', next: null }], ['other', { previous: null, next: null }]]),
+    expect(engine.indexes.documents.sessionWindow(['q', 'a', 'other'], 1)).toEqual(
+      new Map([['q', { before: [], after: ['a'] }], ['a', { before: ['q'], after: [] }], ['other', { before: [], after: [] }]]),
     );
+    expect(engine.indexes.documents.sessionWindow(['q', 'other', 'missing'], 2)).toEqual(
+      new Map([['q', { before: [], after: ['a'] }], ['other', { before: [], after: [] }]]),
+    );
+    expect(engine.indexes.sources.countsOf(['q', 'a', 'missing'])).toEqual(new Map([['q', 1], ['a', 1]]));
     const answer = await engine.recall({ query: 'married', scope: { mode: 'global' }, explain: true });
     expect(ids(answer)).toEqual(['q', 'a']);
     expect(answer.memories[1]?.explain?.bonuses.context).toBeGreaterThan(0);
@@ -130,6 +134,25 @@ describe('recall through the engine', () => {
     await without.close();
     await engine.close();
     other.remove();
+  });
+
+  it('favours the turns of the person the query names, after context (a reply by them counts too)', async () => {
+    temp = tempDir();
+    const { provider, control } = controllableProvider();
+    control.down = true;
+    const engine = await openTestEngine(temp.dir, { embeddingProvider: provider });
+    const turn = (memoryId: string, speaker: string, text: string) => ({
+      memoryId, text: `${speaker}: ${text}`, sessionId: 's1', participants: [speaker],
+      sources: [{ messageId: `m-${memoryId}`, sessionId: 's1', role: 'user' as const, senderId: speaker, senderName: speaker, content: text, at: null }],
+    });
+    await engine.writeMemory(turn('ask', 'Kim', 'Lee, which bakery is your favourite? Mine is the bakery by the bridge.'));
+    await engine.writeMemory(turn('hello', 'Kim', 'Good morning!'));
+    await engine.writeMemory(turn('other', 'Jo', 'Nice weather.'));
+    await engine.writeMemory(turn('lee', 'Lee', 'The bakery on Elm street, their rye bread.'));
+    const answer = await engine.recall({ query: 'Which bakery does Lee like?', scope: { mode: 'global' }, explain: true });
+    expect(ids(answer)[0]).toBe('lee');
+    expect(answer.memories[0]?.explain?.bonuses.named).toBeGreaterThan(0);
+    await engine.close();
   });
 
   it('lends no context to or from a memory made of many messages (a summary): it carries its own', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,17 @@ async function storeWithSnapshot(memories = 25): Promise<Buffer> {
   return readFileSync(join(dir, file));
 }
 
+/** Format 2, as snapshots were written before the header had a digest of its own: one sha256 over the rest. */
+function format2Bytes(snapshot: Snapshot): Buffer {
+  const header = Buffer.from(JSON.stringify(snapshot.header));
+  const prefix = Buffer.alloc(20);
+  prefix.write('LMSNAP2\n', 'latin1');
+  prefix.writeUInt32LE(header.length, 8);
+  prefix.writeBigUInt64LE(BigInt(snapshot.index.length), 12);
+  const digest = createHash('sha256').update(prefix).update(header).update(snapshot.index).digest();
+  return Buffer.concat([prefix, digest, header, snapshot.index]);
+}
+
 /** Format 1, as snapshots were written before checksums: u32 length, JSON header with format 1, FAISS bytes. */
 function legacyBytes(snapshot: Snapshot): Buffer {
   const header = Buffer.from(JSON.stringify({ format: 1, ...snapshot.header }));
@@ -68,7 +80,7 @@ describe('snapshot format with a checksum', () => {
     expect(() => readSnapshot(path, 2)).toThrow(/holds generation 1, not 2/);
   });
 
-  it('still reads a format 1 snapshot (no checksum), and writes format 2 at its next flush', async () => {
+  it('still reads a format 1 snapshot (no checksum), and writes format 3 at its next flush', async () => {
     const bytes = await storeWithSnapshot();
     const path = join(dir, file);
     const snapshot = readSnapshot(path, 1) as Snapshot;
@@ -79,8 +91,28 @@ describe('snapshot format with a checksum', () => {
     expect(source.asked).toBe(0);
     expect(vectors.digest()).toBe(await replayedDigest());
     await vectors.close();
-    expect(readFileSync(path).subarray(0, 8).toString('latin1')).toBe('LMSNAP2\n');
+    expect(readFileSync(path).subarray(0, 8).toString('latin1')).toBe('LMSNAP3\n');
     expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it('still reads a format 2 snapshot (one checksum over everything), checks it whole, and writes format 3 at its next close', async () => {
+    const bytes = await storeWithSnapshot();
+    const path = join(dir, file);
+    writeFileSync(path, format2Bytes(readSnapshot(path, 1) as Snapshot));
+    const vectors = open();
+    expect(vectors.status()).toMatchObject({ checkpoint: 25n, size: 25, setAside: [] });
+    expect(vectors.digest()).toBe(await replayedDigest());
+    await vectors.close();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    // A changed index byte of a format 2 file is found at open, as before.
+    const flipped = format2Bytes(readSnapshot(path, 1) as Snapshot);
+    flipped[flipped.length - 3] = (flipped[flipped.length - 3] ?? 0) ^ 1;
+    writeFileSync(path, flipped);
+    const again = open();
+    expect(again.status().setAside[0]).toMatchObject({ movedTo: 'vectors-g1.snap.damaged-1', reason: expect.stringMatching(/checksum mismatch/) });
+    await again.catchUp();
+    expect(again.digest()).toBe(await replayedDigest());
+    await again.close();
   });
 });
 
@@ -99,6 +131,8 @@ describe('self-healing open', () => {
       const path = join(dir, file);
       damage(bytes, path);
       const vectors = open();
+      // The first use of its vectors (a search, a write, verify, start's check) reads the index bytes.
+      await vectors.load();
       await vectors.catchUp();
       expect(vectors.status()).toMatchObject({ checkpoint: 25n, size: 25 });
       expect(vectors.status().setAside).toEqual([
@@ -111,6 +145,58 @@ describe('self-healing open', () => {
       expect(readSnapshot(path, 1)?.header.checkpoint).toBe('25');
     });
   }
+
+  it('opens by the header alone: a changed index byte is found at the first search, which still answers from a replay', async () => {
+    const bytes = await storeWithSnapshot();
+    const path = join(dir, file);
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length - 3] = (flipped[flipped.length - 3] ?? 0) ^ 1;
+    writeFileSync(path, flipped);
+    const source = testVectorSource();
+    const vectors = open(source);
+    await vectors.catchUp();
+    // Status needs no vector: it reads the header, whose own digest holds.
+    expect(vectors.status()).toMatchObject({ checkpoint: 25n, size: 25, pending: 0, setAside: [] });
+    expect(vectors.ids()).toHaveLength(25);
+    const query = source.lookup(source.keyOf('memory number 7')) as Float32Array;
+    const hits = await vectors.search(query, 3);
+    expect(vectors.status().setAside[0]).toMatchObject({ movedTo: 'vectors-g1.snap.damaged-1', reason: expect.stringMatching(/checksum mismatch: a byte changed \(index\)/) });
+    expect(hits).toHaveLength(3);
+    expect(vectors.digest()).toBe(await replayedDigest());
+    await vectors.close();
+    expect(readSnapshot(path, 1)?.header.checkpoint).toBe('25');
+  });
+
+  it('a changed header byte is found at open, by the header\'s own digest', async () => {
+    const bytes = await storeWithSnapshot();
+    const path = join(dir, file);
+    const at = bytes.indexOf('"checkpoint":"25"') + '"checkpoint":"'.length;
+    const changed = Buffer.from(bytes);
+    changed[at] = '1'.charCodeAt(0);
+    writeFileSync(path, changed);
+    const vectors = open();
+    expect(vectors.status().setAside[0]).toMatchObject({ reason: expect.stringMatching(/checksum mismatch: a byte changed \(header\)/) });
+    await vectors.catchUp();
+    expect(vectors.status()).toMatchObject({ checkpoint: 25n, size: 25 });
+    await vectors.close();
+  });
+
+  it('keeps reading the snapshot it opened when another process renames a newer one into its place', async () => {
+    await storeWithSnapshot();
+    const path = join(dir, file);
+    const vectors = open();
+    const other = open();
+    await writeTestMemory(store.log, 30);
+    // Another process (here a second store over the same files) writes a snapshot at 26 meanwhile.
+    await other.catchUp();
+    await other.flush();
+    await other.close();
+    expect(readSnapshot(path, 1)?.header.checkpoint).toBe('26');
+    await vectors.catchUp();
+    expect(vectors.status()).toMatchObject({ checkpoint: 26n, size: 26, setAside: [] });
+    expect(vectors.digest()).toBe(await replayedDigest());
+    await vectors.close();
+  });
 
   it('sets aside a damaged legacy snapshot too, and numbers a second set-aside after the first', async () => {
     await storeWithSnapshot();

@@ -70,11 +70,11 @@ export function openIndexes(options: IndexOptions) {
     db, log, projections: engineProjections, pageSize: options.pageSize, hooks: options.hooks, ...(lockedHead ? { lockedHead } : {}),
   });
   const liveCheckpoints = db.prepare<[], { name: string; checkpoint: number }>(`SELECT name, checkpoint FROM projection_generations WHERE status = 'live'`);
-  const source = cacheVectorSource(options.provider, options.cache);
+  const source = { ...cacheVectorSource(options.provider, options.cache), approximate: options.approximate ?? null };
   const dir = join(options.dataDir, 'vectors');
   const vectorLog = options.vectorLog ?? log;
   const head = lockedHead ? { lockedHead } : {};
-  const clock = { ...(options.now ? { now: options.now } : {}), approximate: options.approximate ?? null };
+  const clock = options.now ? { now: options.now } : {};
   const persist = options.vectorPersistEvery === undefined ? {} : { persistEvery: options.vectorPersistEvery };
   const vectors = createVectorStore({ db, log: vectorLog, dir, source, pageSize: options.pageSize, ...persist, ...head, ...clock });
   // Graph entries get vectors of their own, from the same cache, in the same folder.
@@ -92,7 +92,7 @@ export function openIndexes(options: IndexOptions) {
     appliedPosition(): bigint {
       // One query for the SQLite ones (every write asks, ADR 32): runner.status() reads three rows a projection.
       const live = new Map(liveCheckpoints.all().map((r) => [r.name, BigInt(r.checkpoint)]));
-      const checkpoints = [...engineProjections.map((p) => live.get(p.name) ?? 0n), vectors.checkpoint(), graphVectors.checkpoint()];
+      const checkpoints = [...engineProjections.map((p) => live.get(p.name) ?? 0n), vectors.status().checkpoint, graphVectors.status().checkpoint];
       return checkpoints.reduce((low, c) => (c < low ? c : low));
     },
     /**

@@ -146,6 +146,8 @@ export function createMaintenance(deps: MaintenanceDeps) {
     const interrupted = interruptedShadows(indexes);
     await rebuildNamed(interrupted.sqlite, 'interrupted rebuild resumed');
     await indexes.catchUp();
+    // A short command reads a snapshot's index bytes only when it needs a vector; the start-up check reads and checks them now.
+    await Promise.all([indexes.vectors.load(), indexes.graphVectors.load()]);
     const stopped = await replayFailed(indexes);
     repaired.push(...stopped.replayed.map((projection) => ({ projection, why: 'had stopped at an event; replayed' as const })));
     // The id checks and the vectors read documents, fts, graph and atoms: with one of them failed, only the replay check runs.

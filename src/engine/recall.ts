@@ -4,6 +4,7 @@ import { idSchema } from '../events/metadata.js';
 import { applyAtomPolicy } from '../queries/recall/atom-policy.js';
 import { createRecallCache } from '../queries/recall/cache.js';
 import { formatInjection, type Injection } from '../queries/recall/format.js';
+import { chainsToAdjacent } from '../queries/recall/context.js';
 import { rankCandidates, type RankedCandidate, type RankSources, type Reranker } from '../queries/recall/rank.js';
 import type { RouteSources } from '../queries/recall/routes.js';
 import { defaultRecallSettings, type RecalledMemory, type RecallSettings } from '../queries/recall/types.js';
@@ -88,10 +89,12 @@ export function createRecall(deps: RecallDeps) {
    * add`, a fact a host wrote) has no conversation around it: notes written in one session lent
    * each other score for nothing (issue 16: +0.35 to a note with no keyword score).
    */
-  const oneMessage = (id: string | null): id is string => id !== null && indexes.sources.of(id).length === 1;
-  const adjacent = (ids: readonly string[]) => {
-    const around = indexes.documents.adjacentInSession(ids.filter(oneMessage));
-    return new Map([...around].map(([id, a]) => [id, { previous: oneMessage(a.previous) ? a.previous : null, next: oneMessage(a.next) ? a.next : null }]));
+  const adjacent = (ids: readonly string[], reach = 1) => {
+    const counts = indexes.sources.countsOf(ids);
+    const window = indexes.documents.sessionWindow(ids.filter((id) => counts.get(id) === 1), reach);
+    const around = [...window.values()].flatMap((w) => [...w.before, ...w.after]);
+    for (const [id, n] of indexes.sources.countsOf(around)) counts.set(id, n);
+    return chainsToAdjacent(window, (id) => counts.get(id) === 1);
   };
   const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent };
 

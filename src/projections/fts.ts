@@ -73,7 +73,8 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
 /** BM25 keyword search over memory text, read by `src/queries/keyword.ts`. */
 export const ftsProjection: Projection = {
   name: 'fts',
-  version: 1,
+  // 2: Chinese compounds of stop words (我的) are stop words too (stopwords.ts), so the tokens change.
+  version: 2,
   tables: [
     { name: ftsTableName, key: 'memory_id' },
     { name: keysTableName, key: 'memory_id' },

@@ -103,24 +103,29 @@ export function createDocumentQueries(db: SqliteDatabase, tableOf: (name: 'docum
       return new Map((prepare(sql).all(JSON.stringify(memoryIds)) as Row[]).map((row) => [row.memory_id, toDocument(row)]));
     },
     /**
-     * The memories written just before and just after each given one in its session (by
-     * createdAt, then id), whatever their status; null at either end and for a memory without a
-     * session. Two indexed lookups per memory (session, createdAt).
+     * Up to `reach` memories written before and after each given one in its session, nearest
+     * first (by createdAt, then id), whatever their status; a memory without
+     * a session is left out. Reads only the given memories' session and time, then two indexed
+     * lookups (session, createdAt) per memory, however far the reach.
      */
-    adjacentInSession(memoryIds: readonly string[]): Map<string, { previous: string | null; next: string | null }> {
+    sessionWindow(memoryIds: readonly string[], reach: number): Map<string, { before: string[]; after: string[] }> {
+      const out = new Map<string, { before: string[]; after: string[] }>();
+      if (memoryIds.length === 0 || !(reach >= 1)) return out;
+      const t = tableOf('documents');
       const session = `json_extract(metadata, '$.sessionId')`;
       const created = `json_extract(metadata, '$.createdAt')`;
+      const at = prepare(`SELECT memory_id, ${session} AS session_id, ${created} AS created_at FROM ${t}
+        WHERE memory_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(memoryIds)) as { memory_id: string; session_id: string | null; created_at: string }[];
       const step = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
         prepare(
-          `SELECT memory_id FROM ${tableOf('documents')} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
-           ORDER BY ${created} ${order}, memory_id ${order} LIMIT 1`,
-        ) as Statement<[string, string, string], { memory_id: string }>;
+          `SELECT memory_id FROM ${t} WHERE ${session} = ? AND (${created}, memory_id) ${cmp} (?, ?)
+           ORDER BY ${created} ${order}, memory_id ${order} LIMIT ?`,
+        ) as Statement<[string, string, string, number], { memory_id: string }>;
       const [before, after] = [step('<', 'DESC'), step('>', 'ASC')];
-      const out = new Map<string, { previous: string | null; next: string | null }>();
-      for (const [memoryId, doc] of this.getMany(memoryIds)) {
-        if (doc.sessionId === null) continue;
-        const at = [doc.sessionId, doc.createdAt, memoryId] as const;
-        out.set(memoryId, { previous: before.get(...at)?.memory_id ?? null, next: after.get(...at)?.memory_id ?? null });
+      for (const row of at) {
+        if (row.session_id === null) continue;
+        const key = [row.session_id, row.created_at, row.memory_id, Math.floor(reach)] as const;
+        out.set(row.memory_id, { before: before.all(...key).map((r) => r.memory_id), after: after.all(...key).map((r) => r.memory_id) });
       }
       return out;
     },

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
-import { chineseStopWords, englishStopWords } from '../projections/text/stopwords.js';
+import { englishStopWords, isChineseStopWord } from '../projections/text/stopwords.js';
 import { rankedWithFilter, type RankedRowid } from './fts-ranked.js';
 import { statementCache } from './statements.js';
 import { createNeighbourQueries, type NeighbourOptions, type NeighbourPath } from './graph-neighbours.js';
@@ -115,7 +115,7 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
     searchAny(query: string, options: GraphSearchOptions = {}): GraphHit[] {
       // Function words ("the", "what", "did") match nearly every entry and rank nothing: as in keyword search, they are left out.
       const long = [...new Set(query.normalize('NFKC').toLowerCase().split(/[\s\p{P}]+/u))].filter(
-        (t) => [...t].length >= MIN_TRIGRAM_LENGTH && !englishStopWords.has(t) && !chineseStopWords.has(t),
+        (t) => [...t].length >= MIN_TRIGRAM_LENGTH && !englishStopWords.has(t) && !isChineseStopWord(t),
       );
       if (long.length === 0) return [];
       const fts = table('graph_entries_fts');

@@ -8,6 +8,8 @@ export interface LiveVectors {
   readonly source: VectorSource;
   readonly feed: VectorFeed;
   catchUp(): Promise<void>;
+  /** Reads and checks the snapshot's index bytes (a damaged one is set aside and replayed). */
+  load(): Promise<void>;
   status(): { readonly name: string; readonly checkpoint: bigint; readonly failed?: { readonly position: bigint; readonly error: string } | null };
   digest(): string;
 }
@@ -22,6 +24,7 @@ export async function checkVectors(log: EventLog, vectors: LiveVectors, pageSize
   let position = 0n;
   let live: string | null = null;
   try {
+    await vectors.load();
     await vectors.catchUp();
     const { checkpoint, failed } = vectors.status();
     position = checkpoint;

@@ -7,7 +7,7 @@
  */
 import { readSnapshot } from '../../src/projections/vectors/snapshot.js';
 import { approximateVectorsSchema } from '../../src/engine/config.js';
-import { createIndexSearcher } from '../../src/projections/vectors/approximate-index.js';
+import { searchVectors } from '../../src/projections/vectors/approximate-index.js';
 import { createFlatIndex } from '../../src/projections/vectors/flat-index.js';
 import { row, type BenchRow } from './report.js';
 import { alternate, progress, quantile, timed } from './support.js';
@@ -17,10 +17,11 @@ const k = 10;
 export async function approximateRows(snapshotPath: string, queries: readonly Float32Array[]): Promise<{ rows: BenchRow[]; meta: Record<string, number> }> {
   const snapshot = readSnapshot(snapshotPath);
   if (!snapshot) throw new Error(`no vector snapshot at ${snapshotPath}`);
-  const exact = createFlatIndex(snapshot.header.dimension, { buffer: snapshot.index, ids: snapshot.header.ids });
+  const { ids } = snapshot.header;
+  const exact = createFlatIndex(snapshot.header.dimension, { count: ids.length, ids: () => ids, bytes: () => snapshot.index });
   // The engine's default settings, but from the first vector on: the store here may be smaller than minVectors.
   const settings = { ...approximateVectorsSchema.parse({}), minVectors: 1 };
-  const searcher = createIndexSearcher(settings);
+  const searcher = { search: (index: typeof exact, q: Float32Array, n: number) => searchVectors(index, q, n, settings) };
   progress(`approximate vectors: building HNSW${settings.m} over ${exact.size()} vectors`);
   const build = await timed(() => searcher.search(exact, queries[0] as Float32Array, k));
   // The exact tenth cosine of each query, found before the timed runs.

@@ -3,7 +3,7 @@
  * `node -e 0` measured in the same rounds (hyperfine-like, with nothing outside the project):
  * each round runs the three in a rotating order, the figure is the median wall time.
  *
- *   node dist/test/bench/cli.bench.js [--json] [--memories=N] [--cli-runs=N]
+ *   node dist/test/bench/cli.bench.js [--json] [--memories=N] [--cli-runs=N] [--keep | --store=DIR]
  *
  * Standalone it builds a store of N memories (default 10,000); `npm run bench` runs it on the
  * 10k recall store of the projections benchmark.
@@ -56,11 +56,12 @@ export function cliColdStartRows(dataDir: string, memories: number, runs = intAr
 
 if (isEntryPoint(import.meta.url)) {
   const memories = intArg('memories', 10_000);
-  const dir = benchDir('lmem-bench-cli-');
-  progress(`cli: building a log of ${memories} memories (not timed)`);
-  buildLog(join(dir.dir, 'livingmemory.db'), memories)
-    .then((built) => {
-      built.db.close();
+  // --store=DIR times a store kept by an earlier run (--keep) instead of building one (minutes at 10k).
+  const kept = process.argv.find((arg) => arg.startsWith('--store='))?.slice('--store='.length);
+  const dir = kept ? { dir: kept, remove: () => undefined } : benchDir('lmem-bench-cli-');
+  progress(kept ? `cli: timing the kept store ${kept}` : `cli: building a log of ${memories} memories (not timed)`);
+  (kept ? Promise.resolve() : buildLog(join(dir.dir, 'livingmemory.db'), memories).then((built) => built.db.close()))
+    .then(() => {
       printReport({ title: 'LivingMemory CLI cold start (ratio = ours / node -e 0)', meta: { node: process.version, memories }, rows: cliColdStartRows(dir.dir, memories) });
     })
     .catch((error: unknown) => {

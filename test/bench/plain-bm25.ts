@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { cutWords } from '../../src/projections/text/jieba.js';
-import { chineseStopWords, englishStopWords } from '../../src/projections/text/stopwords.js';
+import { englishStopWords, isChineseStopWord } from '../../src/projections/text/stopwords.js';
 
 /*
  * The honest baseline of issue 16: a plain SQLite FTS5 BM25 (porter stemmer over unicode61, an
@@ -35,7 +35,7 @@ export function plainBm25(docs: Iterable<{ readonly id: string; readonly text: s
   const query = db.prepare('SELECT id, bm25(docs) AS rank FROM docs WHERE docs MATCH ? ORDER BY rank, id LIMIT ?');
   return {
     search(text, limit) {
-      const terms = [...new Set(words(text).filter((w) => !englishStopWords.has(w) && !chineseStopWords.has(w)))];
+      const terms = [...new Set(words(text).filter((w) => !englishStopWords.has(w) && !isChineseStopWord(w)))];
       if (terms.length === 0) return [];
       const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
       // bm25() is lower for better matches; negated so that higher is better, as elsewhere.

@@ -4,8 +4,15 @@ import { plainBm25 } from '../bench/plain-bm25.js';
 /** A small evaluation set: memories and questions, each question with the ids that answer it. */
 export interface EvalSet {
   readonly name: string;
-  readonly memories: readonly { readonly id: string; readonly text: string }[];
+  /**
+   * Each memory's text; optionally the day it was written (days from the set's start, when the
+   * clock is given to writeSet), and for a chat turn its session and speaker (written as a turn:
+   * one source message, the speaker its participant).
+   */
+  readonly memories: readonly { readonly id: string; readonly text: string; readonly day?: number; readonly session?: string; readonly speaker?: string }[];
   readonly queries: readonly { readonly query: string; readonly relevant: readonly string[] }[];
+  /** The day the questions are asked (writeSet leaves the clock there). */
+  readonly askedOnDay?: number;
 }
 
 /** How the notes are written: with no session, or all in one session (notes of one conversation lend each other context). */
@@ -26,11 +33,27 @@ export interface SetFigures {
   readonly missedAt5: readonly string[];
 }
 
-/** Writes the set's memories in order, a second apart (the engine's clock); returns nothing but the store. */
-export async function writeSet(engine: MemoryEngine, set: EvalSet, layout: Layout): Promise<void> {
+/** A test clock: seconds since its start (testEnvironment's `calls`). */
+export interface SetClock {
+  calls: number;
+}
+
+const daySeconds = 86_400;
+
+/**
+ * Writes the set's memories in order, a second apart (the engine's clock); with `clock`, a memory
+ * with a day is written on that day, and the clock is left on the set's question day.
+ */
+export async function writeSet(engine: MemoryEngine, set: EvalSet, layout: Layout, clock?: SetClock): Promise<void> {
   for (const m of set.memories) {
-    await engine.writeMemory({ memoryId: m.id, text: m.text, sessionId: layout === 'one-session' ? `${set.name}-notes` : null });
+    if (clock && m.day !== undefined) clock.calls = Math.max(clock.calls, m.day * daySeconds);
+    const notes = layout === 'one-session' ? `${set.name}-notes` : null;
+    const turn = m.speaker && m.session
+      ? { sessionId: m.session, participants: [m.speaker], sources: [{ messageId: m.id, sessionId: m.session, role: 'user' as const, senderId: m.speaker, senderName: m.speaker, content: m.text, at: null }] }
+      : { sessionId: notes };
+    await engine.writeMemory({ memoryId: m.id, text: m.text, ...turn });
   }
+  if (clock && set.askedOnDay !== undefined) clock.calls = Math.max(clock.calls, set.askedOnDay * daySeconds);
 }
 
 const share = (ranked: readonly string[], relevant: readonly string[], k: number): number => {

@@ -1,6 +1,6 @@
 import nodejieba from 'nodejieba';
 import { stemmer } from 'stemmer';
-import { chineseStopWords, englishStopWords } from '../../src/projections/text/stopwords.js';
+import { englishStopWords, isChineseStopWord } from '../../src/projections/text/stopwords.js';
 
 /*
  * The regex forms the linear text passes replaced (as they were before issue 11), kept only as
@@ -16,11 +16,11 @@ export function oldTokenize(text: string): string[] {
   const tokens: string[] = [];
   for (const [, cjk, word] of text.normalize('NFKC').toLowerCase().matchAll(runs)) {
     if (cjk !== undefined) {
-      const words = nodejieba.cut(cjk).filter((w) => cjkWord.test(w) && !chineseStopWords.has(w));
+      const words = nodejieba.cut(cjk).filter((w) => cjkWord.test(w) && !isChineseStopWord(w));
       const chars = Array.from(cjk);
       const grams = chars.length === 1 ? chars : chars.slice(1).map((char, i) => `${chars[i] ?? ''}${char}`);
       const given = new Set(words);
-      tokens.push(...words, ...grams.filter((g) => !given.has(g) && !chineseStopWords.has(g)));
+      tokens.push(...words, ...grams.filter((g) => !given.has(g) && !isChineseStopWord(g)));
     } else if (word !== undefined && !englishStopWords.has(word)) tokens.push(stemmer(word) || word);
   }
   return tokens;

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 
 export type SqliteDatabase = Database.Database;
@@ -9,10 +10,24 @@ export interface OpenDatabaseOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
 }
 
+// The addon where the set-up builds it: better-sqlite3 otherwise asks the `bindings` package, which
+// tries a dozen paths (~8 ms of every CLI start, ADR 26); elsewhere (another build layout) it still does.
+let addon: string | null | undefined;
+const nativeBinding = (): { nativeBinding?: string } => {
+  if (addon === undefined) {
+    try {
+      addon = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    } catch {
+      addon = null;
+    }
+  }
+  return addon ? { nativeBinding: addon } : {};
+};
+
 /** Opens the one SQLite file that holds the log and the projections. */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const db = new Database(path, nativeBinding());
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);

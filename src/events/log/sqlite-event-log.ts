@@ -100,6 +100,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     // The head's link is read under the same write lock as the insert, so two appenders cannot fork the chain.
     const last = stmt.lastLink.get();
     const head = last?.position ?? 0;
+    keyIndex.start(head);
     // Two passes: every event's clear part and plaintext, then the seals (one GCM call per key set), then the rows.
     const encoder = codec.encoder();
     const prepared = events.map((e) => encoder.prepare(e.type, e.data as Record<string, unknown>, e.metadata.eventId));

@@ -27,3 +27,14 @@ export const chineseStopWords: ReadonlySet<string> = new Set(
     .split(/\s+/)
     .filter((word) => word.length > 0),
 );
+
+/**
+ * A Chinese stop word: one of the list, or a word made only of the list's single characters
+ * (我的 = 我 + 的, 为了): jieba keeps such compounds whole, and they carry no more meaning
+ * than their parts. English drops "my" and "your"; without this, 我的 matched half of all notes.
+ */
+export function isChineseStopWord(word: string): boolean {
+  if (chineseStopWords.has(word)) return true;
+  const chars = [...word];
+  return chars.length > 1 && chars.every((c) => chineseStopWords.has(c));
+}

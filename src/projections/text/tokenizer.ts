@@ -1,7 +1,7 @@
 import { stemmer } from 'stemmer';
 import { allOf, cjkLetter, forEachRun, isClass, letterOrDigit, mark, widthAt, type RunRules } from './chars.js';
 import { cutWords } from './jieba.js';
-import { chineseStopWords, englishStopWords } from './stopwords.js';
+import { englishStopWords, isChineseStopWord } from './stopwords.js';
 
 /*
  * The one tokenizer of keyword search: documents are indexed and queries are parsed by the same
@@ -32,13 +32,13 @@ const maxStemmedLength = 1_000_000;
 function pushCjkTokens(run: string, tokens: string[]): void {
   const given = new Set<string>();
   for (const word of cutWords(run)) {
-    if (!allOf(word, cjkLetter) || chineseStopWords.has(word)) continue;
+    if (!allOf(word, cjkLetter) || isChineseStopWord(word)) continue;
     given.add(word);
     tokens.push(word);
   }
   const first = run.codePointAt(0) ?? 0;
   if (widthAt(first) === run.length) {
-    if (!given.has(run) && !chineseStopWords.has(run)) tokens.push(run);
+    if (!given.has(run) && !isChineseStopWord(run)) tokens.push(run);
     return;
   }
   let previous = 0;
@@ -46,7 +46,7 @@ function pushCjkTokens(run: string, tokens: string[]): void {
   while (at < run.length) {
     const width = widthAt(run.codePointAt(at) ?? 0);
     const gram = run.slice(previous, at + width);
-    if (!given.has(gram) && !chineseStopWords.has(gram)) tokens.push(gram);
+    if (!given.has(gram) && !isChineseStopWord(gram)) tokens.push(gram);
     previous = at;
     at += width;
   }

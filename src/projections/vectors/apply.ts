@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../../events/log/event-log.js';
 import type { VectorChange, VectorFeed } from './feed.js';
+import type { ApproximateSettings } from './approximate-index.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
-import type { Snapshot } from './snapshot.js';
+import type { OpenedSnapshot, Snapshot } from './snapshot.js';
 
 /** Where vectors come from: the content-addressed embedding cache the engine filled before appending. */
 export interface VectorSource {
@@ -10,6 +11,8 @@ export interface VectorSource {
   readonly dimension: number;
   keyOf(text: string): string;
   lookup(key: string): Float32Array | undefined;
+  /** Searches go through an approximate index from `minVectors` vectors on (ADR 8); exact without it. */
+  readonly approximate?: ApproximateSettings | null;
 }
 
 export interface VectorGeneration {
@@ -27,7 +30,9 @@ export function emptyGeneration(generation: number, source: VectorSource): Vecto
   return { generation, index: createFlatIndex(source.dimension), pending: new Map(), ownerOf: new Map(), itemsOf: new Map(), checkpoint: 0n };
 }
 
-const own = (gen: VectorGeneration, id: string, owner: string): void => {
+type Ownership = Pick<VectorGeneration, 'ownerOf' | 'itemsOf'>;
+
+const own = (gen: Ownership, id: string, owner: string): void => {
   const previous = gen.ownerOf.get(id);
   // An item id another owner reuses moves to it: the later event wins, as in the graph projection.
   if (previous !== undefined && previous !== owner) gen.itemsOf.get(previous)?.delete(id);
@@ -37,20 +42,40 @@ const own = (gen: VectorGeneration, id: string, owner: string): void => {
   gen.itemsOf.set(owner, items);
 };
 
-export function restoreGeneration(snapshot: Snapshot): VectorGeneration {
-  const { header } = snapshot;
-  const gen: VectorGeneration = {
-    generation: header.generation,
-    index: createFlatIndex(header.dimension, { buffer: snapshot.index, ids: header.ids }),
-    pending: new Map(header.pending.map(([id, key]) => [id, key])),
-    ownerOf: new Map(),
-    itemsOf: new Map(),
-    checkpoint: BigInt(header.checkpoint),
+/**
+ * A generation from a snapshot's summary (ADR 26): its id lists are parsed and its index bytes
+ * read when first needed (`index.load()` reads both). The pending map and the ownership maps (a Set
+ * per owner: most of the cost of a restore at 10k items) are built at their first use too, so
+ * opening a store for its status builds none of them.
+ */
+export function restoreGeneration(snapshot: OpenedSnapshot): VectorGeneration {
+  const { summary } = snapshot;
+  let pending: Map<string, string> | null = null;
+  const pendingMap = (): Map<string, string> => (pending ??= new Map(snapshot.lists().pending.map(([id, key]) => [id, key])));
+  let ownership: Ownership | null = null;
+  const owned = (): Ownership => {
+    if (ownership) return ownership;
+    const { ids, owners } = snapshot.lists();
+    const built: Ownership = { ownerOf: new Map(), itemsOf: new Map() };
+    // Only items owned by another id are written down; the rest own themselves.
+    const ownerOf = new Map(owners ?? []);
+    for (const id of [...ids, ...pendingMap().keys()]) own(built, id, ownerOf.get(id) ?? id);
+    return (ownership = built);
   };
-  // Only items owned by another id are written down; the rest own themselves.
-  const owners = new Map(header.owners ?? []);
-  for (const id of [...header.ids, ...gen.pending.keys()]) own(gen, id, owners.get(id) ?? id);
-  return gen;
+  return {
+    generation: summary.generation,
+    index: createFlatIndex(summary.dimension, { count: summary.size, ids: () => snapshot.lists().ids, bytes: () => snapshot.index() }),
+    get pending() {
+      return pendingMap();
+    },
+    get ownerOf() {
+      return owned().ownerOf;
+    },
+    get itemsOf() {
+      return owned().itemsOf;
+    },
+    checkpoint: BigInt(summary.checkpoint),
+  };
 }
 
 function drop(gen: VectorGeneration, owner: string): void {

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import type { Index as FaissIndex } from 'faiss-node';
 import type { FlatIndex, VectorHit } from './flat-index.js';
 
+export type { VectorHit };
+
 const require = createRequire(import.meta.url);
 const faiss = (): typeof import('faiss-node') => require('faiss-node') as typeof import('faiss-node');
 
@@ -107,25 +109,23 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
 
 export type ApproximateIndex = ReturnType<typeof createApproximateIndex>;
 
+/** The approximate index that follows each exact one, once built: it lives as long as its exact index. */
+const following = new WeakMap<FlatIndex, ApproximateIndex>();
+
 /**
  * How a vector store searches its live index: exactly, or, with `settings` and at least
- * `minVectors` vectors, through an approximate index built from the live one at its first such
- * search (and again after a rebuild's switch, or when too many of its labels are dead), which then
- * follows the live index's changes. Falls back to the exact search when dead labels leave too few hits.
+ * `minVectors` vectors, through an approximate index built from the exact one at its first such
+ * search (again for a rebuild's new index, or when too many of its labels are dead), which then
+ * follows the exact index's changes. Falls back to the exact search when dead labels leave too few hits.
  */
-export function createIndexSearcher(settings: ApproximateSettings | null | undefined) {
-  let approximate: ApproximateIndex | null = null;
-  let follows: FlatIndex | null = null;
-  return {
-    search(index: FlatIndex, query: Float32Array, k: number): VectorHit[] {
-      if (!settings || index.size() < settings.minVectors) return index.search(query, k);
-      if (follows !== index || !approximate?.built() || approximate.stale()) {
-        approximate = createApproximateIndex(index.dimension, settings);
-        approximate.build(index.entries());
-        index.follow(approximate);
-        follows = index;
-      }
-      return approximate.search(query, k, index.size()) ?? index.search(query, k);
-    },
-  };
+export function searchVectors(index: FlatIndex, query: Float32Array, k: number, settings: ApproximateSettings | null | undefined): VectorHit[] {
+  if (!settings || index.size() < settings.minVectors) return index.search(query, k);
+  let approximate = following.get(index);
+  if (!approximate?.built() || approximate.stale()) {
+    approximate = createApproximateIndex(index.dimension, settings);
+    approximate.build(index.entries());
+    index.follow(approximate);
+    following.set(index, approximate);
+  }
+  return approximate.search(query, k, index.size()) ?? index.search(query, k);
 }

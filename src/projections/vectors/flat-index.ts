@@ -40,22 +40,40 @@ export interface IndexFollower {
   removed(ids: Iterable<string>): void;
 }
 
+/** A snapshot's index: its vector count now, its ids and FAISS bytes when first needed. */
+export interface RestoredFrom {
+  readonly count: number;
+  readonly ids: () => readonly string[];
+  readonly bytes: () => Buffer;
+}
+
 /**
  * An exact inner-product FAISS index plus the position -> id map it lacks: faiss-node has no
  * add_with_ids, and IndexFlat's removeIds compacts positions, so the map is compacted the same way.
+ * A restored index knows its size at once; its ids and bytes are read (and checked) at their first
+ * use or by `load()`, and reach faiss only when it is searched or changed (ADR 26).
  */
-export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; ids: readonly string[] }) {
-  if (restored) checkFlatBytes(restored.buffer, dimension, restored.ids.length);
-  let ids: string[] = restored ? [...restored.ids] : [];
-  let positions = new Map(ids.map((id, i) => [id, i]));
-  // A restored index reaches faiss at its first use (checked above, so it cannot fail later on
-  // its bytes): opening a store to read its status or counts never pays for it (ADR 26).
+export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
+  // A restored index's ids are read at their first use; until then its size is the snapshot's count.
+  let idList: string[] | null = restored ? null : [];
+  const currentIds = (): string[] => (idList ??= [...(restored as RestoredFrom).ids()]);
+  // Built at the first lookup: a store opened for its counts never needs it.
+  let positionMap: Map<string, number> | null = null;
+  const positions = (): Map<string, number> => (positionMap ??= new Map(currentIds().map((id, i) => [id, i])));
+  let restoredBytes: Buffer | null = null;
+  const bytes = (): Buffer => {
+    if (restoredBytes) return restoredBytes;
+    const from = restored as RestoredFrom;
+    const read = from.bytes();
+    checkFlatBytes(read, dimension, from.count);
+    return (restoredBytes = read);
+  };
   let built: FaissIndex | null = restored ? null : new (faiss().IndexFlatIP)(dimension);
   const index = (): FaissIndex => {
     if (built) return built;
-    const from = restored as { buffer: Buffer; ids: readonly string[] };
-    const made = faiss().IndexFlatIP.fromBuffer(from.buffer);
-    if (made.ntotal() !== from.ids.length) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${from.ids.length} ids`);
+    const made = faiss().IndexFlatIP.fromBuffer(bytes());
+    const count = (restored as RestoredFrom).count;
+    if (made.ntotal() !== count) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${count} ids`);
     return (built = made);
   };
 
@@ -63,22 +81,24 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
   let follower: IndexFollower | null = null;
 
   const removeMany = (remove: Iterable<string>): void => {
-    const gone = new Set([...remove].filter((id) => positions.has(id)));
+    const gone = new Set([...remove].filter((id) => positions().has(id)));
     if (gone.size === 0) return;
     follower?.removed(gone);
-    index().removeIds([...gone].map((id) => positions.get(id) as number));
-    ids = ids.filter((id) => !gone.has(id));
-    positions = new Map(ids.map((id, i) => [id, i]));
+    index().removeIds([...gone].map((id) => positions().get(id) as number));
+    idList = currentIds().filter((id) => !gone.has(id));
+    positionMap = null;
   };
 
   // Untouched since restored: the bytes it was restored from are its serialisation.
-  const toBuffer = (): Buffer => (built || !restored ? index().toBuffer() : restored.buffer);
+  const toBuffer = (): Buffer => (built || !restored ? index().toBuffer() : bytes());
 
   return {
     dimension,
-    size: () => ids.length,
-    has: (id: string) => positions.has(id),
-    ids: (): readonly string[] => ids,
+    /** Reads and checks the restored bytes now (a no-op once read, or for a new index); throws what reading them throws. */
+    load: (): void => void (built || !restored || (currentIds(), bytes())),
+    size: () => (idList ? idList.length : (restored as RestoredFrom).count),
+    has: (id: string) => positions().has(id),
+    ids: (): readonly string[] => currentIds(),
     /** Replaces any vector already stored under the same id. */
     upsertMany(entries: readonly { id: string; vector: Float32Array }[]): void {
       if (entries.length === 0) return;
@@ -88,8 +108,9 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
       const flat: number[] = [];
       for (const { id, vector } of entries) {
         if (vector.length !== dimension) throw new Error(`vector of ${id} has ${vector.length} dimensions, expected ${dimension}`);
-        positions.set(id, ids.length);
-        ids.push(id);
+        const list = currentIds();
+        positions().set(id, list.length);
+        list.push(id);
         for (const x of vector) flat.push(x);
       }
       target.add(flat);
@@ -101,6 +122,7 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
       follower = f;
     },
     search(query: Float32Array, k: number): VectorHit[] {
+      const ids = currentIds();
       const n = Math.min(k, maxCandidates, ids.length);
       if (n <= 0) return [];
       const { labels, distances } = index().search(Array.from(query), n);
@@ -110,6 +132,7 @@ export function createFlatIndex(dimension: number, restored?: { buffer: Buffer; 
     entries(): { id: string; vector: Float32Array }[] {
       const buffer = toBuffer();
       const bytes = dimension * 4;
+      const ids = currentIds();
       const base = buffer.length - ids.length * bytes;
       return ids.map((id, i) => {
         const start = buffer.byteOffset + base + i * bytes;

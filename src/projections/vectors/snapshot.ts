@@ -1,55 +1,42 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import { parseLists, parseSummary, SnapshotDamagedError, splitHeader, type SnapshotHeader, type SnapshotLists, type SnapshotSummary } from './snapshot-header.js';
+import { format2Magic, readFormat1, readFormat2, type LegacySnapshot } from './snapshot-legacy.js';
 
-export interface SnapshotHeader {
-  readonly generation: number;
-  readonly checkpoint: string;
-  readonly fingerprint: string;
-  readonly dimension: number;
-  readonly ids: readonly string[];
-  /** Items whose embedding was missing when applied, with the cache key to retry. */
-  readonly pending: readonly (readonly [string, string])[];
-  /** Items owned by another id (graph entries by their memory); absent when every item owns itself. */
-  readonly owners?: readonly (readonly [string, string])[];
-}
+export { SnapshotDamagedError, type SnapshotHeader, type SnapshotLists, type SnapshotSummary } from './snapshot-header.js';
 
 export interface Snapshot {
   readonly header: SnapshotHeader;
   readonly index: Buffer;
-  /** Read from a format 1 file (no checksum): the store rewrites it in format 2 at its next close. */
+  /** Read from a format 1 or 2 file: the store rewrites it in format 3 at its next close. */
   readonly legacy?: true;
 }
 
-/** A snapshot file that cannot be trusted: truncated, changed, or not a snapshot at all. */
-export class SnapshotDamagedError extends Error {
-  override readonly name = 'SnapshotDamagedError';
+/** A snapshot opened by its (checked) summary; its lists and index bytes are read on demand. */
+export interface OpenedSnapshot {
+  readonly summary: SnapshotSummary;
+  readonly legacy?: true;
+  /** The id lists, checked with the summary at open, parsed at the first call. */
+  lists(): SnapshotLists;
+  /** The FAISS bytes, checked against their digest; throws SnapshotDamagedError. Closes the file. */
+  index(): Buffer;
+  /** Closes the file without reading the index. */
+  close(): void;
 }
 
 /*
- * Format 2 (ADR 24): magic, header length (u32 LE), index length (u64 LE), sha256 of the magic,
- * both lengths, the header and the index; then the JSON header and the FAISS bytes. The lengths
- * tell truncation from a changed byte; the digest covers every byte but its own.
+ * Format 3 (ADR 24, ADR 26): magic, summary length (u32 LE), lists length (u64 LE), index length
+ * (u64 LE); sha256 of the magic, the lengths, the summary and the lists; sha256 of the index; then
+ * the summary (the header's JSON without its id lists, with their lengths), the lists (JSON) and
+ * the FAISS bytes. The lengths tell truncation from a changed byte. An open checks the first
+ * digest and parses the summary alone: counts and checkpoint, all `status` needs. The lists are
+ * parsed and the index read and checked by its own digest when a command first needs them.
  */
-const magic = Buffer.from('LMSNAP2\n', 'latin1');
-const prefixBytes = magic.length + 4 + 8;
+const magic = Buffer.from('LMSNAP3\n', 'latin1');
+const prefixBytes = magic.length + 4 + 8 + 8;
 const digestBytes = 32;
-
-// The id lists hold one entry per vector: a plain loop checks them (zod's per-element parse cost
-// ~50 ms per 10k ids, on every CLI start).
-const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((x) => typeof x === 'string');
-const pairs = (value: unknown): value is [string, string][] =>
-  Array.isArray(value) && value.every((x) => Array.isArray(x) && x.length === 2 && typeof x[0] === 'string' && typeof x[1] === 'string');
-const headerSchema = z.object({
-  generation: z.number().int().positive(),
-  checkpoint: z.string().regex(/^\d+$/),
-  fingerprint: z.string(),
-  dimension: z.number().int().min(0),
-  ids: z.custom<string[]>(strings, 'ids must be a list of strings'),
-  pending: z.custom<[string, string][]>(pairs, 'pending must be a list of [id, key] pairs'),
-  owners: z.custom<[string, string][]>(pairs, 'owners must be a list of [id, owner] pairs').optional(),
-});
+const bodyStart = prefixBytes + 2 * digestBytes;
 
 const digestOf = (parts: readonly Buffer[]): Buffer => {
   const hash = createHash('sha256');
@@ -57,18 +44,25 @@ const digestOf = (parts: readonly Buffer[]): Buffer => {
   return hash.digest();
 };
 
-/** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
-export function writeSnapshot(path: string, snapshot: Snapshot): void {
-  const header = Buffer.from(JSON.stringify(snapshot.header), 'utf8');
+const prefixOf = (summary: number, lists: number, index: number): Buffer => {
   const prefix = Buffer.alloc(prefixBytes);
   magic.copy(prefix);
-  prefix.writeUInt32LE(header.length, magic.length);
-  prefix.writeBigUInt64LE(BigInt(snapshot.index.length), magic.length + 4);
-  const digest = digestOf([prefix, header, snapshot.index]);
+  prefix.writeUInt32LE(summary, magic.length);
+  prefix.writeBigUInt64LE(BigInt(lists), magic.length + 4);
+  prefix.writeBigUInt64LE(BigInt(index), magic.length + 12);
+  return prefix;
+};
+
+/** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
+export function writeSnapshot(path: string, snapshot: Snapshot): void {
+  const { summary, lists } = splitHeader(snapshot.header);
+  const [head, body] = [Buffer.from(JSON.stringify(summary), 'utf8'), Buffer.from(JSON.stringify(lists), 'utf8')];
+  const prefix = prefixOf(head.length, body.length, snapshot.index.length);
+  const parts = [prefix, digestOf([prefix, head, body]), digestOf([snapshot.index]), head, body, snapshot.index];
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
-    for (const part of [prefix, digest, header, snapshot.index]) writeSync(fd, part);
+    for (const part of parts) writeSync(fd, part);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -83,69 +77,108 @@ export function writeSnapshot(path: string, snapshot: Snapshot): void {
   }
 }
 
-const parseHeader = (bytes: Buffer, generation: number | undefined): SnapshotHeader => {
-  let json: unknown;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new SnapshotDamagedError(`header is not JSON: ${(error as Error).message}`);
+/** Exactly `length` bytes at `position` of an open file; fewer means the file changed under us. */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, bytes, done, length - done, position + done);
+    if (n === 0) throw new SnapshotDamagedError(`truncated while read: ${position + done} bytes`);
+    done += n;
   }
-  const parsed = headerSchema.safeParse(json);
-  if (!parsed.success) throw new SnapshotDamagedError(`header is not a snapshot header: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  if (generation !== undefined && parsed.data.generation !== generation) {
-    throw new SnapshotDamagedError(`holds generation ${parsed.data.generation}, not ${generation}`);
-  }
-  return parsed.data;
-};
-
-function readChecked(bytes: Buffer, generation: number | undefined): Snapshot {
-  if (bytes.length < prefixBytes + digestBytes) throw new SnapshotDamagedError(`truncated: ${bytes.length} bytes`);
-  const headerLength = bytes.readUInt32LE(magic.length);
-  const indexLength = bytes.readBigUInt64LE(magic.length + 4);
-  const expected = BigInt(prefixBytes + digestBytes + headerLength) + indexLength;
-  if (BigInt(bytes.length) !== expected) throw new SnapshotDamagedError(`${bytes.length} bytes, its lengths say ${expected}: truncated or extended`);
-  const start = prefixBytes + digestBytes;
-  const header = bytes.subarray(start, start + headerLength);
-  const index = bytes.subarray(start + headerLength);
-  const digest = digestOf([bytes.subarray(0, prefixBytes), header, index]);
-  if (!digest.equals(bytes.subarray(prefixBytes, start))) throw new SnapshotDamagedError('checksum mismatch: a byte changed');
-  return { header: parseHeader(header, generation), index: Buffer.from(index) };
+  return bytes;
 }
 
-/** Format 1 (before checksums): a u32 header length and a JSON header with `format: 1`, then the FAISS bytes. */
-function readLegacy(bytes: Buffer, generation: number | undefined): Snapshot {
-  if (bytes.length < 4) throw new SnapshotDamagedError(`truncated: ${bytes.length} bytes`);
-  const length = bytes.readUInt32LE(0);
-  if (4 + length > bytes.length) {
-    throw new SnapshotDamagedError(`truncated or not a snapshot: its first bytes announce a ${length}-byte header, the file has ${bytes.length} bytes`);
+/** The lengths the prefix announces, checked against the file's size (truncation). */
+function lengthsOf(fd: number, size: number): { summary: number; lists: number; index: number } {
+  if (size < bodyStart) throw new SnapshotDamagedError(`truncated: ${size} bytes`);
+  const prefix = readAt(fd, 0, prefixBytes);
+  const [summary, lists, index] = [prefix.readUInt32LE(magic.length), prefix.readBigUInt64LE(magic.length + 4), prefix.readBigUInt64LE(magic.length + 12)];
+  const expected = BigInt(bodyStart + summary) + lists + index;
+  if (BigInt(size) !== expected) throw new SnapshotDamagedError(`${size} bytes, its lengths say ${expected}: truncated or extended`);
+  return { summary, lists: Number(lists), index: Number(index) };
+}
+
+const damaged = (error: unknown): SnapshotDamagedError =>
+  error instanceof SnapshotDamagedError ? error : new SnapshotDamagedError(`unreadable: ${(error as Error).message}`);
+
+/** Format 3: the summary checked and parsed now, the lists when asked, the index read and checked by `index()`. */
+function openChecked(fd: number, size: number, generation: number | undefined): OpenedSnapshot {
+  const lengths = lengthsOf(fd, size);
+  const digests = readAt(fd, prefixBytes, 2 * digestBytes);
+  const head = readAt(fd, bodyStart, lengths.summary + lengths.lists);
+  if (!digestOf([prefixOf(lengths.summary, lengths.lists, lengths.index), head]).equals(digests.subarray(0, digestBytes))) {
+    throw new SnapshotDamagedError('checksum mismatch: a byte changed (header)');
   }
-  const raw = bytes.subarray(4, 4 + length);
-  const format = (() => {
-    try {
-      return (JSON.parse(raw.toString('utf8')) as { format?: unknown }).format;
-    } catch {
-      return undefined;
-    }
-  })();
-  if (format !== 1) throw new SnapshotDamagedError('neither a checksummed snapshot nor a format 1 one');
-  return { header: parseHeader(raw, generation), index: Buffer.from(bytes.subarray(4 + length)), legacy: true };
+  const summary = parseSummary(head.subarray(0, lengths.summary), generation);
+  let lists: SnapshotLists | undefined;
+  let open = true;
+  const close = (): void => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  return {
+    summary,
+    lists: () => (lists ??= parseLists(head.subarray(lengths.summary), summary)),
+    index: () => {
+      if (!open) throw new Error('snapshot closed before its index was read');
+      try {
+        const index = readAt(fd, bodyStart + lengths.summary + lengths.lists, lengths.index);
+        if (!digestOf([index]).equals(digests.subarray(digestBytes))) throw new SnapshotDamagedError('checksum mismatch: a byte changed (index)');
+        return index;
+      } catch (error) {
+        throw damaged(error);
+      } finally {
+        close();
+      }
+    },
+    close,
+  };
+}
+
+/** An older snapshot, read whole. */
+function whole({ header, index }: LegacySnapshot): OpenedSnapshot {
+  const { summary, lists } = splitHeader(header);
+  return { summary, legacy: true, lists: () => lists, index: () => index, close: () => undefined };
 }
 
 /**
- * The snapshot at `path`, or undefined when there is none. Throws SnapshotDamagedError when the
- * file is unreadable, truncated, changed, or of another generation than the one asked for; an old
- * format 1 file (no checksum) is read as it was written.
+ * The snapshot at `path` opened by its summary, or undefined when there is none (format 3; older
+ * formats are read and checked whole now). Throws SnapshotDamagedError when the file is
+ * unreadable, truncated, changed, or of another generation than the one asked for. The file stays
+ * open until `index()` or `close()`, so a snapshot another process renames into its place
+ * meanwhile is not mixed with this one.
  */
-export function readSnapshot(path: string, generation?: number): Snapshot | undefined {
-  if (!existsSync(path)) return undefined;
-  let bytes: Buffer;
+export function openSnapshot(path: string, generation?: number): OpenedSnapshot | undefined {
+  let fd: number;
   try {
-    bytes = readFileSync(path);
+    fd = openSync(path, 'r');
   } catch (error) {
-    throw new SnapshotDamagedError(`unreadable: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw damaged(error);
   }
-  const checked = bytes.length >= magic.length && bytes.subarray(0, magic.length).equals(magic);
-  return checked ? readChecked(bytes, generation) : readLegacy(bytes, generation);
+  let opened: OpenedSnapshot | undefined;
+  try {
+    const size = fstatSync(fd).size;
+    const first = size >= magic.length ? readAt(fd, 0, magic.length) : Buffer.alloc(0);
+    if (first.equals(magic)) return (opened = openChecked(fd, size, generation));
+    const bytes = readAt(fd, 0, size);
+    return whole(first.equals(format2Magic) ? readFormat2(bytes, generation) : readFormat1(bytes, generation));
+  } catch (error) {
+    throw damaged(error);
+  } finally {
+    if (!opened) closeSync(fd);
+  }
+}
+
+/** The whole snapshot at `path`, every byte checked, or undefined when there is none (see `openSnapshot`). */
+export function readSnapshot(path: string, generation?: number): Snapshot | undefined {
+  const opened = openSnapshot(path, generation);
+  if (!opened) return undefined;
+  const { size: _size, pendingCount: _pending, ...rest } = opened.summary;
+  // The index first: reading it closes the file.
+  const index = opened.index();
+  return { header: { ...rest, ...opened.lists() }, index, ...(opened.legacy ? { legacy: true as const } : {}) };
 }
 
 export function removeSnapshot(path: string): void {

@@ -4,12 +4,12 @@ import type { EventLog, RecordedEvent } from '../../events/log/event-log.js';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { createGenerationStore, type Generation } from '../generations.js';
 import { memoryVectorFeed, type VectorFeed } from './feed.js';
-import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, restoreGeneration, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
+import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
-import type { VectorHit } from './flat-index.js';
-import { createIndexSearcher, type ApproximateSettings } from './approximate-index.js';
+import { searchVectors, type VectorHit } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
-import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
+import { removeSnapshot, writeSnapshot } from './snapshot.js';
+import { restoreFile, type Restored } from './restore.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
@@ -31,8 +31,6 @@ export interface VectorStoreOptions {
   readonly lockedHead?: () => bigint;
   /** When a damaged snapshot is set aside (the only clock this store reads). */
   readonly now?: () => Date;
-  /** Searches through an approximate index from this many vectors on (ADR 8); exact without it. */
-  readonly approximate?: ApproximateSettings | null;
 }
 
 /**
@@ -45,7 +43,6 @@ export function createVectorStore(options: VectorStoreOptions) {
   const feed = options.feed ?? memoryVectorFeed;
   const projectionName = feed.name;
   const pageSize = options.pageSize ?? 1000;
-  const searcher = createIndexSearcher(options.approximate);
   mkdirSync(options.dir, { recursive: true });
   const generations = createGenerationStore(db);
   const executor = createSerialExecutor();
@@ -54,36 +51,19 @@ export function createVectorStore(options: VectorStoreOptions) {
 
   const setAsides = createSetAsideLog(db, options.now ?? (() => new Date()));
 
-  /**
-   * The generation's snapshot, or an empty generation when there is none or it cannot be trusted:
-   * a damaged file is set aside and the generation replays the log from the start (ADR 24).
-   */
-  const restore = (generation: number): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
-    const file = fileOf(generation);
-    try {
-      const snapshot = readSnapshot(file, generation);
-      // Ahead of the log (its WAL lost frames, an older database beside newer snapshots): it holds
-      // vectors of events that no longer exist, and would skip the positions written next.
-      const head = options.lockedHead?.();
-      if (snapshot && head !== undefined && BigInt(snapshot.header.checkpoint) > head) {
-        throw new Error(`its checkpoint ${snapshot.header.checkpoint} is ahead of the log's head ${head}`);
-      }
-      if (snapshot) return { gen: restoreGeneration(snapshot), fingerprint: snapshot.header.fingerprint, ...(snapshot.legacy ? { legacy: true as const } : {}) };
-    } catch (error) {
-      setAsides.setAside(projectionName, generation, file, error instanceof Error ? error.message : String(error));
-    }
-    return { gen: emptyGeneration(generation, source), fingerprint: null };
-  };
+  const setAside = (generation: number, error: unknown): void =>
+    void setAsides.setAside(projectionName, generation, fileOf(generation), error instanceof Error ? error.message : String(error));
+  const restore = (generation: number, lazy = false): Restored =>
+    restoreFile({ file: fileOf(generation), generation, source, lazy, head: options.lockedHead, setAside: (error) => setAside(generation, error) });
   const load = (gen: Generation): VectorGeneration => restore(gen.generation).gen;
-  const openLive = (): { gen: VectorGeneration; fingerprint: string | null; legacy?: true } => {
-    const row =
-      generations.live(projectionName) ??
-      db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
-    return restore(row.generation);
-  };
-  const opened = openLive();
+  const liveRow = generations.live(projectionName) ?? db.transaction(() => generations.create(projectionName, 1, 'live')).immediate();
+  const opened = restore(liveRow.generation, true);
   let live = opened.gen;
   let liveFingerprint = opened.fingerprint;
+  // The live snapshot's index bytes, unread until a command needs a vector (ADR 26): `status` and
+  // the other commands that read no vector never read or hash them.
+  let unread = opened.unread ?? null;
+  let loading: Promise<void> = Promise.resolve();
   let flushTimer: NodeJS.Timeout | null = null;
 
   // What the snapshot on disk holds, and whether the live index changed since: a close after
@@ -94,6 +74,22 @@ export function createVectorStore(options: VectorStoreOptions) {
   let changed = opened.legacy === true;
   // Low enough that the events a missed day's lifecycle tick appends at `start` are not replayed by every later call.
   const staleAfter = 100n;
+  /** Reads and checks the live index's bytes once; damaged, they are set aside and the log replayed, as at open. */
+  const loadLive = (): Promise<void> => {
+    if (!unread) return loading;
+    unread = null;
+    loading = (async () => {
+      try {
+        live.index.load();
+      } catch (error) {
+        setAside(live.generation, error);
+        live = emptyGeneration(live.generation, source);
+        liveFingerprint = null;
+        await drain(live);
+      }
+    })();
+    return loading;
+  };
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
@@ -103,11 +99,20 @@ export function createVectorStore(options: VectorStoreOptions) {
       const row = generations.get(projectionName, gen.generation);
       if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
     });
+  // An untouched index is written from its snapshot's bytes: read (and checked) first.
+  const persistLive = async (): Promise<void> => {
+    await loadLive();
+    await persist(live);
+  };
+  const stopFlushTimer = (): void => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+  };
   const scheduleFlush = (): void => {
     if (flushTimer) return;
     flushTimer = setTimeout(() => {
       flushTimer = null;
-      void persist(live).catch(() => undefined);
+      void persistLive().catch(() => undefined);
     }, options.flushDelayMs ?? 200);
     flushTimer.unref();
   };
@@ -133,7 +138,13 @@ export function createVectorStore(options: VectorStoreOptions) {
       if ('corrupt' in read) return stopAt(gen, read.corrupt, true);
       const { page } = read;
       if (page.length === 0) return;
-      if (gen === live && !changed) changed = page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
+      const changes = gen === live && (!changed || unread !== null) && page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
+      if (changes) changed = true;
+      if (changes && unread) {
+        await loadLive();
+        // Set aside and replayed from the start by loadLive: this pass has nothing left to do.
+        if (gen !== live) return;
+      }
       try {
         await lock.write(() => applyVectorPage(gen, page, source, feed));
       } catch (error) {
@@ -163,26 +174,26 @@ export function createVectorStore(options: VectorStoreOptions) {
     feed,
     catchUp,
     failure: liveFailure,
-    search: (query: Float32Array, k: number): Promise<VectorHit[]> => {
+    search: async (query: Float32Array, k: number): Promise<VectorHit[]> => {
+      await loadLive();
       const failure = liveFailure();
-      if (failure) return Promise.reject(new ProjectionFailedError(projectionName, failure));
-      return lock.read(() => searcher.search(live.index, query, k));
+      if (failure) throw new ProjectionFailedError(projectionName, failure);
+      return lock.read(() => searchVectors(live.index, query, k, source.approximate));
     },
+    /** Reads and checks the live index's bytes now (`start`, `verify`): a damaged snapshot is set aside and replayed. */
+    load: loadLive,
     ids: (): readonly string[] => live.index.ids(),
     pending: (): ReadonlyMap<string, string> => live.pending,
     /** The owners (memories) of the pending items, each once. */
     pendingOwners: (): string[] => [...new Set([...live.pending.keys()].map((id) => live.ownerOf.get(id) ?? id))].sort(),
+    /** Reads unread index bytes on the spot; damaged ones throw here: call `load()` first to set them aside and replay. */
     digest: (): string => vectorDigest(live),
-    /** How far the live index has applied the log (status() without its reads). */
-    checkpoint: (): bigint => live.checkpoint,
     status() {
       const building = generations.building(projectionName);
       return {
-        name: projectionName,
-        generation: live.generation,
-        checkpoint: live.checkpoint,
-        size: live.index.size(),
-        pending: live.pending.size,
+        name: projectionName, generation: live.generation, checkpoint: live.checkpoint, size: live.index.size(),
+        // Counted by the snapshot's summary until its lists are needed.
+        pending: unread ? unread.summary.pendingCount : live.pending.size,
         building: building ? { generation: building.generation, checkpoint: building.checkpoint } : null,
         failed: liveFailure(),
         /** Damaged snapshots set aside and rebuilt from the log, newest first. */
@@ -190,39 +201,33 @@ export function createVectorStore(options: VectorStoreOptions) {
       };
     },
     flush: async (): Promise<void> => {
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = null;
+      stopFlushTimer();
       await catchingUp;
-      await persist(live);
+      await persistLive();
     },
-    rebuild: (rebuildOptions: VectorRebuildOptions = {}) =>
-      rebuildVectors(
+    // The live snapshot is read first: a damaged one is set aside (kept), not deleted with its generation.
+    rebuild: async (rebuildOptions: VectorRebuildOptions = {}) =>
+      loadLive().then(() => rebuildVectors(
         {
-          name: projectionName,
-          db,
-          generations,
-          source,
-          load,
-          drain,
-          persist,
+          name: projectionName, db, generations, source, load, drain, persist,
           headNow: async () => (options.lockedHead ? options.lockedHead() : log.headPosition()),
           liveIdle: () => catchingUp,
           switchTo: (gen) => {
             const previous = live.generation;
-            live = gen;
-            liveFingerprint = source.fingerprint;
+            [live, liveFingerprint] = [gen, source.fingerprint];
             return previous;
           },
           remove: (generation) => removeSnapshot(fileOf(generation)),
         },
         options.persistEvery === undefined ? rebuildOptions : { persistEvery: options.persistEvery, ...rebuildOptions },
-      ),
+      )),
     /**
      * An erasure in place (ADR 32), after a catch-up, persisted at once: false when the live index
      * cannot take it (failed, or a shadow a rebuild left that may hold the vectors): rebuild it fresh.
      */
     eraseInPlace: async (erased: readonly RecordedEvent[]): Promise<boolean> => {
       await catchUp();
+      await loadLive();
       if (liveFailure() || generations.building(projectionName)) return false;
       await lock.write(() => eraseVectorsInPlace(live, erased, feed));
       changed = true;
@@ -232,11 +237,11 @@ export function createVectorStore(options: VectorStoreOptions) {
     /** Deletes this index's damaged snapshots set aside in its folder; returns their file names. */
     shredSetAsides: (): string[] => setAsides.shred(options.dir, projectionName),
     close: async (): Promise<void> => {
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = null;
+      stopFlushTimer();
       await catchingUp;
-      if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persist(live);
+      if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persistLive();
       await executor.idle();
+      unread?.close();
     },
   };
 }

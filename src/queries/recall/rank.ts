@@ -5,6 +5,10 @@ import { combineRoutes, routeWeights } from './intent.js';
 import { explainPick, type RecallTrace } from './explain.js';
 import { candidateSimilarity, mmrPicks, storedTokenSimilarity } from './mmr.js';
 import { documentRoute, graphRoute, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
+import { favour } from './favour.js';
+import { namedMemories } from './participants.js';
+import { toEpochMs } from './time.js';
+import { memoriesOfPeriods } from './when.js';
 import { inScope, scopeFilter, type ScopeFilter } from './scope.js';
 import type { Explanation, RecallScope, RecallSettings, ScoredId } from './types.js';
 import { finalScoreParts, recencyScore } from './weighting.js';
@@ -29,8 +33,8 @@ export interface Reranker {
   rerank(query: string, documents: readonly { id: string; text: string }[]): Promise<{ id: string; score: number }[]>;
 }
 
-/** The routes' sources and, for conversation context, each memory's neighbours in its session (without it, no context). */
-export type RankSources = RouteSources & { readonly adjacent?: (memoryIds: readonly string[]) => ReadonlyMap<string, Adjacent> };
+/** The routes' sources and, for conversation context, each memory's neighbours in its session, `reach` turns out (without it, no context). */
+export type RankSources = RouteSources & { readonly adjacent?: (memoryIds: readonly string[], reach?: number) => ReadonlyMap<string, Adjacent> };
 
 const empty: RouteLists = { keyword: [], vector: [] };
 
@@ -110,7 +114,11 @@ export async function rankCandidates(
   // Entry vectors echo the document route's vectors: only what the graph found by its entries and edges earns the both-routes bonus.
   const combined = [...combineRoutes(d.scores, g.scores, weights, s.bothRoutesBonus, new Set(graph.keyword.map((h) => h.id)))];
   const size = Math.max(limit, s.rerankCandidates);
-  const contextual = withContext(sources, combined.slice(0, size).map(([id, c]) => ({ id, score: c.score })), docs, filter, s).slice(0, size);
+  const withCtx = withContext(sources, combined.slice(0, size).map(([id, c]) => ({ id, score: c.score })), docs, filter, s);
+  // After context, so a reply the context brought in is favoured like the turn it answers.
+  const byName = favour(withCtx, namedMemories(request.query, participantsOf(docs)), s.participantBonus);
+  const post = favour(byName.pool, memoriesOfPeriods(request.query, toEpochMs(request.now), createdAtOf(docs)), s.timeBonus);
+  const contextual = post.pool.slice(0, size);
   const context = new Map(contextual.map((c) => [c.id, c.context]));
   let pool = contextual.map((c) => ({ id: c.id, score: c.score, text: docs.get(c.id)?.text ?? '' }));
   let reranked: Map<string, number> | null = null;
@@ -129,6 +137,8 @@ export async function rankCandidates(
     weights,
     combined: new Map(combined),
     context,
+    named: byName.extra,
+    period: post.extra,
     reranked,
     failures,
     notes,
@@ -156,10 +166,13 @@ function mmrPenaltyScale(scores: readonly number[], lambda: number): number {
   return lambda > 0 ? (span * (1 - lambda)) / lambda : span;
 }
 
+const createdAtOf = (docs: ReadonlyMap<string, MemoryDocument>): Map<string, number> => new Map([...docs].map(([id, d]) => [id, toEpochMs(d.createdAt)]));
+const participantsOf = (docs: ReadonlyMap<string, MemoryDocument>): Map<string, readonly string[]> => new Map([...docs].map(([id, d]) => [id, d.participants]));
+
 /** Conversation context over the pool; neighbours that join it are loaded into `docs` and must be active and in scope. */
 function withContext(sources: RankSources, pool: ScoredId[], docs: Map<string, MemoryDocument>, filter: ScopeFilter, s: RecallSettings): WithContext[] {
   if (!sources.adjacent || (s.contextNextWeight <= 0 && s.contextPreviousWeight <= 0)) return pool.map((c) => ({ ...c, context: 0 }));
-  const scored = withConversationContext(pool, sources.adjacent(pool.map((c) => c.id)), s);
+  const scored = withConversationContext(pool, sources.adjacent(pool.map((c) => c.id), s.contextReach), s);
   for (const [id, doc] of sources.documents.getMany(scored.filter((c) => !docs.has(c.id)).map((c) => c.id))) docs.set(id, doc);
   return scored.filter((c) => {
     const doc = docs.get(c.id);

@@ -33,6 +33,12 @@ export interface RecallSettings {
   readonly contextNextWeight: number; // 0.7
   /** Share lent to the memory written right before it in its session. */
   readonly contextPreviousWeight: number; // 0.5
+  /** How many turns away context reaches, each step lending its share of the last (1: the adjacent turns only). */
+  readonly contextReach: number; // 2
+  /** A memory whose participant the query names scores (1 + this) times as much (participants.ts). */
+  readonly participantBonus: number; // 1
+  /** A memory written in (or just after) a period the query names scores (1 + this) times as much (when.ts). */
+  readonly timeBonus: number; // 0.5
   readonly routeTimeoutMs: number; // 10_000
   readonly maxInjectionChars: number; // 6000
   readonly maxMemoryChars: number; // 800
@@ -60,6 +66,9 @@ export const defaultRecallSettings: RecallSettings = {
   mmrLambda: 0.7,
   contextNextWeight: 0.7,
   contextPreviousWeight: 0.5,
+  contextReach: 2,
+  participantBonus: 1,
+  timeBonus: 0.5,
   routeTimeoutMs: 10_000,
   maxInjectionChars: 6000,
   maxMemoryChars: 800,

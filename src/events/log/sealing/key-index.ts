@@ -14,6 +14,7 @@ const keyIdsOf = (column: string) => `json_each(${column}, '$."${envelopeField}"
  * On open it catches up with the rows after that position (a store from before the index: the
  * whole log once; rows a build without it appended: those), in one transaction under the write
  * lock, so two processes opening at once do the work once. The usual open reads two numbers.
+ * An index ahead of the log (its tail cut) drops what it holds past the head.
  */
 export function createSealedKeyIndex(db: SqliteDatabase) {
   db.exec(`
@@ -27,7 +28,8 @@ export function createSealedKeyIndex(db: SqliteDatabase) {
       position INTEGER NOT NULL
     );
   `);
-  const indexedThrough = () => db.prepare<[], { p: number }>('SELECT position AS p FROM sealed_keys_head').get()?.p ?? 0;
+  const headRow = db.prepare<[], { p: number }>('SELECT position AS p FROM sealed_keys_head');
+  const indexedThrough = (): number => headRow.get()?.p ?? 0;
   const logHead = () => db.prepare<[], { p: number | null }>('SELECT max(global_position) AS p FROM events').get()?.p ?? 0;
   const setHead = db.prepare<[number]>('INSERT INTO sealed_keys_head (one, position) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET position = excluded.position');
   const catchUp = db.transaction(() => {
@@ -38,10 +40,21 @@ export function createSealedKeyIndex(db: SqliteDatabase) {
     ).run(indexedThrough());
     setHead.run(logHead());
   });
+  // A log whose tail is gone: what the index says past the head names positions the next appends reuse.
+  const dropAfter = db.prepare<[number]>('DELETE FROM sealed_keys WHERE position > ?');
+  const cutTo = (head: number): void => {
+    dropAfter.run(head);
+    setHead.run(head);
+  };
+  if (indexedThrough() > logHead()) db.transaction(() => cutTo(logHead())).immediate();
   if (logHead() > indexedThrough()) catchUp.immediate();
 
   const insert = db.prepare<[number, number]>('INSERT INTO sealed_keys (key_id, position) VALUES (?, ?)');
   return {
+    /** Before an append at `head` (inside its transaction): an index ahead of the log is cut back to it. */
+    start(head: number): void {
+      if (indexedThrough() > head) cutTo(head);
+    },
     /** Records the key ids of a row an append writes (call inside its transaction). */
     record(position: number, keyIds: readonly number[]): void {
       for (const keyId of keyIds) insert.run(keyId, position);

@@ -54,7 +54,8 @@ export function createOnnxEmbeddingProvider(options: OnnxProviderOptions): Embed
   let session: Promise<{ ort: Ort; session: InferenceSession; output: string }> | undefined;
   const getSession = () => {
     session ??= (async () => {
-      const ort = await import('onnxruntime-node');
+      // Required, not import()ed: the bundled CLI (ADR 26) runs as one script, which has no dynamic import.
+      const ort = createRequire(import.meta.url)('onnxruntime-node') as Ort;
       const opened = await ort.InferenceSession.create(dir.modelPath, { intraOpNumThreads: threads, interOpNumThreads: 1 });
       const unknown = opened.inputNames.filter((n) => !(inputs as readonly string[]).includes(n));
       if (unknown.length > 0) throw new Error(`it asks for inputs ${unknown.join(', ')}; this provider feeds ${inputs.join(', ')}`);

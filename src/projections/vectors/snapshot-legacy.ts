@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { parseHeader, SnapshotDamagedError, type SnapshotHeader } from './snapshot-header.js';
+
+/** A snapshot of an older format, read and checked whole; the store rewrites it in format 3 at its next close. */
+export interface LegacySnapshot {
+  readonly header: SnapshotHeader;
+  readonly index: Buffer;
+}
+
+export const format2Magic = Buffer.from('LMSNAP2\n', 'latin1');
+
+/**
+ * Format 2 (ADR 24): magic, header length (u32 LE), index length (u64 LE), one sha256 over the
+ * magic, both lengths, the header and the index; then the JSON header and the FAISS bytes.
+ */
+export function readFormat2(bytes: Buffer, generation: number | undefined): LegacySnapshot {
+  const prefixBytes = format2Magic.length + 4 + 8;
+  const start = prefixBytes + 32;
+  if (bytes.length < start) throw new SnapshotDamagedError(`truncated: ${bytes.length} bytes`);
+  const headerLength = bytes.readUInt32LE(format2Magic.length);
+  const expected = BigInt(start + headerLength) + bytes.readBigUInt64LE(format2Magic.length + 4);
+  if (BigInt(bytes.length) !== expected) throw new SnapshotDamagedError(`${bytes.length} bytes, its lengths say ${expected}: truncated or extended`);
+  const header = bytes.subarray(start, start + headerLength);
+  const index = bytes.subarray(start + headerLength);
+  const digest = createHash('sha256').update(bytes.subarray(0, prefixBytes)).update(header).update(index).digest();
+  if (!digest.equals(bytes.subarray(prefixBytes, start))) throw new SnapshotDamagedError('checksum mismatch: a byte changed');
+  return { header: parseHeader(header, generation), index };
+}
+
+/** Format 1 (before checksums): a u32 header length and a JSON header with `format: 1`, then the FAISS bytes. */
+export function readFormat1(bytes: Buffer, generation: number | undefined): LegacySnapshot {
+  if (bytes.length < 4) throw new SnapshotDamagedError(`truncated: ${bytes.length} bytes`);
+  const length = bytes.readUInt32LE(0);
+  if (4 + length > bytes.length) {
+    throw new SnapshotDamagedError(`truncated or not a snapshot: its first bytes announce a ${length}-byte header, the file has ${bytes.length} bytes`);
+  }
+  const raw = bytes.subarray(4, 4 + length);
+  const format = (() => {
+    try {
+      return (JSON.parse(raw.toString('utf8')) as { format?: unknown }).format;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (format !== 1) throw new SnapshotDamagedError('neither a checksummed snapshot nor a format 1 one');
+  return { header: parseHeader(raw, generation), index: bytes.subarray(4 + length) };
+}
