@@ -48,6 +48,24 @@ describe('managed backups', () => {
     expect(taken?.data).toMatchObject({ backupId: m.backupId, managed: true, contents: 'log', verified: true, reason: 'manual' });
   });
 
+  it('copy the schema version and the key counter: a key id erased before the backup is not given again after a restore', async () => {
+    await engine.writeMemory({ text: 'Alice loves green tea', userId: 'alice' });
+    await engine.writeMemory({ text: 'Zed keeps bees', userId: 'zed' });
+    await engine.eraseSubject({ kind: 'user', id: 'zed', reason: 'asked' });
+    const m = await engine.backups.take('manual');
+    const read = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return { seq: db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'subject_keys'`).pluck().get(), version: db.pragma('user_version', { simple: true }) };
+      } finally {
+        db.close();
+      }
+    };
+    const live = read(join(dir, 'livingmemory.db'));
+    expect(live.seq).toBeGreaterThan(0);
+    expect(read(backupPaths(engine.backups.dir, m.backupId).db)).toEqual(live);
+  });
+
   it('refuses a backups.dir inside the data dir', async () => {
     await engine.close();
     await expect(open({}, { backups: { dir: join(dir, 'backups') } })).rejects.toThrow(/backups\.dir/);

@@ -23,6 +23,18 @@ export const backupsConfigSchema = z
   .strict();
 
 /** Every setting of the engine, validated once at start. */
+/**
+ * The approximate vector index (ADR 8): exact search below `minVectors` vectors (the default keeps
+ * every store of fewer than a million memories exact), HNSW with `m` links and `efSearch` candidates above.
+ */
+export const approximateVectorsSchema = z
+  .object({
+    minVectors: z.number().int().min(1).default(1_000_000),
+    m: z.number().int().min(4).max(128).default(32),
+    efSearch: z.number().int().min(16).max(4096).default(512),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
@@ -36,9 +48,11 @@ export const configSchema = z
         pageSize: z.number().int().min(1).max(100_000).default(1000),
         // A vector shadow rebuild writes its snapshot (the point a killed rebuild resumes from) every this many events.
         vectorPersistEvery: z.number().int().min(1).default(50_000),
+        // Vector searches go through an approximate HNSW index from minVectors vectors on (ADR 8); null: always exact.
+        approximateVectors: approximateVectorsSchema.nullable().default(approximateVectorsSchema.parse({})),
       })
       .strict()
-      .default({ pageSize: 1000, vectorPersistEvery: 50_000 }),
+      .default({ pageSize: 1000, vectorPersistEvery: 50_000, approximateVectors: approximateVectorsSchema.parse({}) }),
     actor: z.string().min(1).default('cli'),
     embedding: embeddingConfigSchema.default({ provider: 'hash' }),
     rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),

@@ -83,7 +83,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, vectorPersistEvery: config.projections.vectorPersistEvery, provider, cache,
-    hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now,
+    hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now, approximate: config.projections.approximateVectors,
     ...(lockedHead ? { lockedHead } : {}), ...(shared ? { vectorLog: embeddingPrefill(log, provider, cache) } : {}),
   });
   const startedEmpty = indexes.appliedPosition() === 0n;

@@ -15,6 +15,7 @@ import { sourcesProjection } from '../projections/sources.js';
 import type { VectorSource } from '../projections/vectors/apply.js';
 import { graphEntryVectorFeed } from '../projections/vectors/feed.js';
 import { createVectorStore } from '../projections/vectors/vector-store.js';
+import type { ApproximateSettings } from '../projections/vectors/approximate-index.js';
 import { createReadModels } from '../queries/read-models.js';
 import { fingerprintKey, truncateForEmbedding, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
 
@@ -47,6 +48,8 @@ export interface IndexOptions {
   readonly vectorLog?: EventLog;
   /** The clock of set-aside records (damaged snapshots). */
   readonly now?: () => Date;
+  /** Vector searches through an approximate (HNSW) index from a size on (ADR 8); null: always exact. */
+  readonly approximate?: ApproximateSettings | null;
 }
 
 /** The vector projection reads the embedding cache, keyed exactly as the engine filled it. */
@@ -66,7 +69,8 @@ export function openIndexes(options: IndexOptions) {
   const runner = createProjectionRunner({
     db, log, projections: engineProjections, pageSize: options.pageSize, hooks: options.hooks, ...(lockedHead ? { lockedHead } : {}),
   });
-  const source = cacheVectorSource(options.provider, options.cache);
+  const liveCheckpoints = db.prepare<[], { name: string; checkpoint: number }>(`SELECT name, checkpoint FROM projection_generations WHERE status = 'live'`);
+  const source = { ...cacheVectorSource(options.provider, options.cache), approximate: options.approximate ?? null };
   const dir = join(options.dataDir, 'vectors');
   const vectorLog = options.vectorLog ?? log;
   const head = lockedHead ? { lockedHead } : {};
@@ -86,7 +90,9 @@ export function openIndexes(options: IndexOptions) {
     },
     /** The lowest checkpoint of every read model: what this node has applied of the log. */
     appliedPosition(): bigint {
-      const checkpoints = [...runner.status().map((p) => p.checkpoint), vectors.status().checkpoint, graphVectors.status().checkpoint];
+      // One query for the SQLite ones (every write asks, ADR 32): runner.status() reads three rows a projection.
+      const live = new Map(liveCheckpoints.all().map((r) => [r.name, BigInt(r.checkpoint)]));
+      const checkpoints = [...engineProjections.map((p) => live.get(p.name) ?? 0n), vectors.status().checkpoint, graphVectors.status().checkpoint];
       return checkpoints.reduce((low, c) => (c < low ? c : low));
     },
     /**

@@ -66,6 +66,8 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
     projection.eraseInPlace(erased, tx);
     // A deleted or changed FTS5 row leaves its old tokens in the index segments until they merge
     // (a replay drops the table instead): merged now, so no token of the subject stays in the file.
+    // FTS5's own secure-delete was tried (ADR 32): it removes a row's tokens from the leaves but
+    // not the leaf separators in `_idx`, which hold a term whole; the crash test found one there.
     for (const { name } of projection.tables) {
       const table = tx.table(name);
       const sql = db.prepare<[string], { sql: string | null }>('SELECT sql FROM sqlite_master WHERE name = ?').get(table)?.sql ?? '';

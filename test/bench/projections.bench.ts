@@ -53,6 +53,8 @@ import { chunks, countRows, documentRow, expectRows, rawBatched, rawDocuments, r
 import { memoryInput, searchQueries, type MemoryInput } from './corpus.js';
 import { rawFtsCopy, rawVectorIndex, recallRows } from './recall.bench.js';
 import { cliColdStartRows } from './cli.bench.js';
+import { approximateRows } from './approximate.bench.js';
+import { bytesUnder, peakRssMb } from './footprint.js';
 import { importRows, storeRows } from './scale.bench.js';
 import { maxImportEntries } from '../../src/replay/transfer/format.js';
 import { corpusEvents, derivedAtoms, logStart, writtenEvent } from './log-events.js';
@@ -493,12 +495,15 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     if (keywordMismatches > 0) throw new Error(`${keywordMismatches} keyword queries differ between ours and raw FTS5`);
     const emptyKeyword = ourScores.filter((s) => s.length === 0).length;
 
+    const approximate = await approximateRows(join(dataDir, 'vectors', `vectors-g${generation}.snap`), queryVectors);
+    Object.assign(meta, approximate.meta);
     const latencyRow = (name: string, l: Latencies, q: number, note?: string) =>
       row(name, quantile(l.ours, q), quantile(l.raw, q), 'ms', undefined, { better: 'lower', ...(note === undefined ? {} : { note }) });
     rows.push(
       latencyRow(`vector search p50 (k=${k}, ${memories} x ${provider.fingerprint.dimension ?? '?'}d)`, vectorLatency, 0.5,
         'latency, lower is better; ours = vectors.search (read lock, Float32Array -> number[], position -> id map) vs raw faiss-node IndexFlatIP.search on the same vectors with number[] queries ready'),
       latencyRow('vector search p95', vectorLatency, 0.95),
+      ...approximate.rows,
       latencyRow(`keyword search p50 (limit ${k})`, keywordLatency, 0.5,
         'latency, lower is better; ours = keyword.search: tokenizes the query (jieba + stemmer), ranks the matching rowids by bm25, ' +
           "then reads the UNINDEXED columns (memory id, status 'active' filter) of a window of the best 20 only (src/queries/fts-ranked.ts); " +
@@ -525,11 +530,14 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
     const recallRaw = { fts: rawFts, vectors: rawVectors };
     rows.push(...(await recallRows({ dataDir, memories, queries: recallQueries, provider, raw: recallRaw })));
     rawFts.close();
+    // The store's footprint at this size (issue 17's 1M figures), before the import and erasure rows change it.
+    Object.assign(meta, { storeMegabytes: Math.round(bytesUnder(dataDir) / 1e6), peakRssMegabytesAfterRecall: peakRssMb() });
     // ---- 5. import; 6. event-loop delay under a rebuild + recall load; 7. erasure of one user (this store, last: it erases)
     rows.push(...(await importRows(dir.dir, (name) => dir.file(name), imports)));
     meta.imports = imports;
     const fullRebuildSeconds = togetherTiming.wall + vectorsWall;
-    rows.push(...(await storeRows({ dataDir, memories, provider, fullRebuildSeconds, meta })));
+    const fullRebuild = { wall: fullRebuildSeconds, cpu: togetherTiming.cpu + vectorsCpu };
+    rows.push(...(await storeRows({ dataDir, memories, provider, fullRebuildSeconds, fullRebuild, meta })));
     const smaller = Math.min(recallSmallMemories, memories);
     if (smaller < memories) {
       progress(`projections 4. building a log of ${smaller} memories for recall (not timed)`);

@@ -12,7 +12,7 @@ import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';
  * restore, so an erasure never has plaintext to chase in a backup (ADR 29). A table added later
  * that is not derived from the log must be named here.
  */
-export const keptTables: readonly string[] = ['events', 'streams', 'subject_keys', 'store_secrets', 'store_meta', 'embedding_cache', 'erasures_applied'];
+export const keptTables: readonly string[] = ['events', 'streams', 'sealed_keys', 'sealed_keys_head', 'subject_keys', 'store_secrets', 'store_meta', 'embedding_cache', 'erasures_applied'];
 
 /** What `<id>.json` says about `<id>.db`. */
 export interface BackupManifest {
@@ -43,20 +43,34 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Drops every table but the kept ones (virtual tables first: their shadow tables go with them), then compacts. */
-function keepLogOnly(path: string): void {
-  const db = openDatabase(path, { synchronous: 'FULL' });
+/**
+ * Copies the kept tables of the open store into a new file at `path`, in one read transaction (one
+ * snapshot of the log): their schema as sqlite_master has it (indexes too), their rows, their
+ * AUTOINCREMENT counters (a key id is never reused, even after a restore) and the schema version.
+ * Read models are never copied, so nothing is dropped afterwards and no VACUUM rewrites the copy
+ * (issue 17: the backup before an erasure cost two copies of the whole store and a VACUUM).
+ */
+function copyLog(db: SqliteDatabase, path: string): void {
+  db.prepare('ATTACH DATABASE ? AS backup').run(path);
   try {
-    const tables = (virtual: boolean) =>
-      (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND (sql LIKE 'CREATE VIRTUAL%') = ?`).pluck().all(virtual ? 1 : 0) as string[])
-        .filter((name) => !keptTables.includes(name));
-    for (const name of tables(true)) db.exec(`DROP TABLE "${name}"`);
-    for (const name of tables(false)) db.exec(`DROP TABLE "${name}"`);
-    db.exec('VACUUM');
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.pragma('journal_mode = DELETE');
+    db.pragma('backup.journal_mode = DELETE');
+    db.pragma('backup.secure_delete = ON');
+    db.transaction(() => {
+      const schema = db
+        .prepare(`SELECT type, name, tbl_name AS tableName, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND type IN ('table', 'index') ORDER BY type = 'index'`)
+        .all() as { type: string; name: string; tableName: string; sql: string }[];
+      const kept = schema.filter((entry) => keptTables.includes(entry.tableName));
+      for (const entry of kept) db.exec(entry.sql.replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX) /i, (m) => `${m}backup.`));
+      for (const entry of kept) if (entry.type === 'table') db.exec(`INSERT INTO backup."${entry.name}" SELECT * FROM main."${entry.name}"`);
+      const counters = db.prepare(`SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_sequence'`).get() !== undefined;
+      if (counters && db.prepare(`SELECT 1 FROM backup.sqlite_master WHERE name = 'sqlite_sequence'`).get() !== undefined) {
+        db.exec('DELETE FROM backup.sqlite_sequence');
+        db.exec(`INSERT INTO backup.sqlite_sequence (name, seq) SELECT name, seq FROM main.sqlite_sequence WHERE name IN (SELECT value FROM json_each('${JSON.stringify(keptTables)}'))`);
+      }
+      db.pragma(`backup.user_version = ${Number(db.pragma('main.user_version', { simple: true }))}`);
+    })();
   } finally {
-    db.close();
+    db.exec('DETACH DATABASE backup');
   }
 }
 
@@ -74,9 +88,9 @@ export async function writeManagedBackup(
   const tmp = `${paths.db}.partial`;
   mkdirSync(dir, { recursive: true });
   try {
-    await db.backup(tmp);
-    keepLogOnly(tmp);
-    const { chainHeadHash } = await checkBackup(tmp, BigInt(info.position));
+    copyLog(db, tmp);
+    // Its links prove the copy holds the log's rows; each row's decoding is checked before a restore (verify).
+    const { chainHeadHash } = await checkBackup(tmp, BigInt(info.position), { decode: false });
     const manifest: BackupManifest = {
       format: 'livingmemory-backup', ...info, contents: 'log', bytes: readFileSync(tmp).length, sha256: await sha256File(tmp), chainHeadHash,
     };
@@ -91,14 +105,14 @@ export async function writeManagedBackup(
 }
 
 /** Opens a backup file read-only and checks its log: the hash chain, and at least `position` events. */
-export async function checkBackup(path: string, position: bigint): Promise<{ chainHeadHash: string }> {
+export async function checkBackup(path: string, position: bigint, options: { decode?: boolean } = {}): Promise<{ chainHeadHash: string }> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const hasChain = db.prepare(`SELECT 1 FROM pragma_table_info('events') WHERE name = 'hash'`).get() !== undefined;
     const head = BigInt((db.prepare('SELECT coalesce(max(global_position), 0) AS n FROM events').get() as { n: number }).n);
     if (head < position) throw new BackupError(`backup ${path} holds the log up to ${head}, expected at least ${position}`);
     if (!hasChain) return { chainHeadHash: '' };
-    const report = await verifyHashChain(db as unknown as SqliteDatabase);
+    const report = await verifyHashChain(db as unknown as SqliteDatabase, options);
     if (!report.ok) throw new BackupError(`backup ${path}: hash chain broken at ${report.firstBreak?.position}: ${report.firstBreak?.detail}`);
     return { chainHeadHash: report.headHash };
   } finally {

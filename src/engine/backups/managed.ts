@@ -86,7 +86,8 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
   /**
    * Erasure's last step, in every managed backup: the subject's keys are deleted there too, and
    * every cached vector the live cache no longer holds (the erased texts' among them: their keys
-   * cannot be computed once the texts read as erased), with secure_delete, then VACUUM. The backups
+   * cannot be computed once the texts read as erased), with secure_delete, then VACUUM (a page a
+   * balance rebuilt can keep old cell bytes that secure_delete does not reach, ADR 19). The backups
    * hold no read model, so no plaintext of the subject is left in them; what a killed backup left
    * (which might) is removed first. Idempotent.
    */

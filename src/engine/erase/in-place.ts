@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../events/log/event-log.js';
+import { erasedPositions } from '../../events/log/sealing/key-index.js';
 import { streams } from '../../events/streams.js';
 import type { ErasureDeps, ErasureStep } from './steps.js';
 
@@ -24,19 +25,9 @@ export async function erasedEvents(deps: ErasureDeps, erasureId: string): Promis
   if (erasure.data.keyIds.length === 0) return [];
   // Only what this erasure made unreadable: an event another destroyed key sealed too read as
   // erased already, and the read models took that in place then (or replayed it).
-  const keys = JSON.stringify(erasure.data.keyIds);
-  const rows = deps.db
-    .prepare<[string, string], { p: number }>(
-      `SELECT global_position AS p FROM events
-       WHERE json_type(data, '$."$sealed".k') = 'array'
-         AND EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') WHERE value IN (SELECT value FROM json_each(?)))
-         AND NOT EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') k
-                         WHERE k.value NOT IN (SELECT value FROM json_each(?)) AND k.value NOT IN (SELECT key_id FROM subject_keys))
-       ORDER BY global_position`,
-    )
-    .all(keys, keys);
+  const positions = erasedPositions(deps.db, erasure.data.keyIds);
   const out: RecordedEvent[] = [];
-  for (const [from, to] of runsOf(rows.map((r) => r.p))) {
+  for (const [from, to] of runsOf(positions)) {
     out.push(...(await deps.log.readAll({ from: BigInt(from), to: BigInt(to), limit: to - from + 1 })));
   }
   return out;

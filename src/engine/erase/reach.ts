@@ -47,21 +47,30 @@ export function erasedCacheKeys(
   deps: { readonly db: SqliteDatabase; readonly indexes: Indexes; readonly provider: EmbeddingProvider; readonly cache: EmbeddingCache },
   sealed: readonly RecordedEvent[],
 ): string[] {
-  const keyOf = (text: string): string => deps.cache.keyOf(truncateForEmbedding(text, deps.provider.maxInputChars));
-  const keys = new Set(sealed.flatMap(embeddedTexts).map(keyOf));
+  const max = deps.provider.maxInputChars;
+  const texts = new Set(sealed.flatMap(embeddedTexts).map((text) => truncateForEmbedding(text, max)));
   const erased = new Set(sealed.flatMap((e) => ('memoryId' in e.data && typeof e.data.memoryId === 'string' ? [e.data.memoryId] : [])));
-  for (const text of textsKeptBy(deps.db, deps.indexes, erased)) keys.delete(keyOf(text));
-  return [...keys];
+  for (const text of textsKeptBy(deps.db, deps.indexes, erased, [...texts], max)) texts.delete(truncateForEmbedding(text, max));
+  // Keyed (an HMAC each) only now: the subject's texts, not every text of the store.
+  return [...new Set([...texts].map((text) => deps.cache.keyOf(text)))];
 }
 
-function textsKeptBy(db: SqliteDatabase, indexes: Indexes, erased: ReadonlySet<string>): string[] {
+/**
+ * The texts of memories outside `erased` (their own or their graph entries') that may equal one of
+ * `texts` once truncated: SQLite compares in the scan and returns only candidates (the same text, or
+ * one long enough to be truncated, compared exactly by the caller), so the store's texts are not
+ * copied out and keyed one by one.
+ */
+function textsKeptBy(db: SqliteDatabase, indexes: Indexes, erased: ReadonlySet<string>, texts: readonly string[], maxInputChars: number): string[] {
   const documents = indexes.runner.liveTable('documents', 'documents');
   const entries = indexes.runner.liveTable('graph', 'graph_entries');
+  // length() counts characters, truncation UTF-16 units (at most two a character): half is safe.
+  const candidate = 'text IN (SELECT value FROM json_each(@texts)) OR length(text) > @long';
   const rows = db
-    .prepare<[], { memoryId: string; text: string }>(
-      `SELECT memory_id AS memoryId, text FROM ${documents} WHERE json_extract(metadata, '$.status') NOT IN ('erased', 'forgotten')
-       UNION ALL SELECT memory_id, text FROM ${entries}`,
+    .prepare<{ texts: string; long: number }, { memoryId: string; text: string }>(
+      `SELECT memory_id AS memoryId, text FROM ${documents} WHERE json_extract(metadata, '$.status') NOT IN ('erased', 'forgotten') AND (${candidate})
+       UNION ALL SELECT memory_id, text FROM ${entries} WHERE ${candidate}`,
     )
-    .all();
+    .all({ texts: JSON.stringify(texts), long: Math.floor(maxInputChars / 2) });
   return rows.filter((r) => !erased.has(r.memoryId)).map((r) => r.text);
 }

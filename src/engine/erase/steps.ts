@@ -90,7 +90,9 @@ const rebuildReadModels: ErasureStep = {
 
 /**
  * Every page into the file, the WAL emptied, the file rewritten without free pages. With
- * `secure_delete` on, the dropped generations and the key row were zeroed as they went.
+ * `secure_delete` on, the dropped generations and the key row were zeroed as they went, but not
+ * everything: a b-tree page rebuilt by a balance keeps old cell bytes in its unallocated middle,
+ * which only the rewrite removes (ADR 19: the crash test found an atom's text there without it).
  */
 const scrubStoreFile: ErasureStep = {
   name: 'scrub-store-file',

@@ -12,6 +12,7 @@ import { createLogSchema } from './sqlite-schema.js';
 import { createSealingCodec } from './sealing/codec.js';
 import { createGroupOpener, type GroupOpener, type GroupRow } from './sealing/group.js';
 import { createKeystore, type SubjectRef } from './sealing/keystore.js';
+import { createSealedKeyIndex } from './sealing/key-index.js';
 import { countSealedUnder, type SubjectErasure } from './sealing/shred.js';
 import { pollingSubscription } from './subscription.js';
 import { decodeStoredEvent, validateNewEvent, type StoredRow } from './validate.js';
@@ -58,6 +59,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
   createLogSchema(db);
   ensureHashChain(db);
   const keystore = createKeystore(db);
+  const keyIndex = createSealedKeyIndex(db);
   const codec = createSealingCodec(keystore);
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const waiters = new Set<() => void>();
@@ -75,9 +77,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     readBackward: db.prepare<[number, number], EventRow>(
       `SELECT ${columns} FROM events WHERE global_position < ? ORDER BY global_position DESC LIMIT ?`,
     ),
-    sealedUnder: db.prepare<[number], EventRow>(
-      `SELECT ${columns} FROM events WHERE json_type(data, '$."$sealed".k') = 'array'
-         AND EXISTS (SELECT 1 FROM json_each(data, '$."$sealed".k') WHERE value = ?) ORDER BY global_position`,
+    // By the key index (ADR 32): the subject's rows, not a scan of the log.
+    sealedUnder: db.prepare<[string], EventRow>(
+      `SELECT ${columns} FROM events WHERE global_position IN (${keyIndex.positionsUnder}) ORDER BY global_position`,
     ),
     // The other members of grouped boxes (ADR 19), by position.
     members: db.prepare<[string], GroupRow>(
@@ -98,13 +100,14 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     // The head's link is read under the same write lock as the insert, so two appenders cannot fork the chain.
     const last = stmt.lastLink.get();
     const head = last?.position ?? 0;
+    keyIndex.start(head);
     // Two passes: every event's clear part and plaintext, then the seals (one GCM call per key set), then the rows.
     const encoder = codec.encoder();
-    const datas = encoder.seal(
-      events.map((e) => encoder.prepare(e.type, e.data as Record<string, unknown>, e.metadata.eventId)),
-      head + 1,
-    );
+    const prepared = events.map((e) => encoder.prepare(e.type, e.data as Record<string, unknown>, e.metadata.eventId));
+    const datas = encoder.seal(prepared, head + 1);
     const { position, revision } = writeRows({ position: head, revision: found ?? -1, link: last?.hash ?? genesisHash }, streamId, events, datas);
+    prepared.forEach((p, i) => p.sealed && keyIndex.record(head + 1 + i, p.sealed.k));
+    keyIndex.complete(position);
     if (found === undefined) stmt.createStream.run(streamId, revision);
     else if (stmt.swapRevision.run(revision, streamId, found).changes !== 1) {
       throw new ConcurrencyError(streamId, String(found), 'changed by another writer');
@@ -181,13 +184,13 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     verifyChain: (opts) => verifyHashChain(db, opts),
     async sealedEvents(subject) {
       const keyId = keystore.currentKeyId(subject);
-      return keyId === undefined ? [] : decodeRows(stmt.sealedUnder.all(keyId));
+      return keyId === undefined ? [] : decodeRows(stmt.sealedUnder.all(JSON.stringify([keyId])));
     },
     async eraseSubject(subject, record) {
       const erase = db.transaction(() => {
         const keyId = keystore.currentKeyId(subject);
-        const erasure: SubjectErasure = { subject, keyId, counts: countSealedUnder(db, keyId) };
-        const sealed = (): RecordedEvent[] => (keyId === undefined ? [] : decodeRows(stmt.sealedUnder.all(keyId)));
+        const erasure: SubjectErasure = { subject, keyId, counts: countSealedUnder(db, keyIndex, keyId) };
+        const sealed = (): RecordedEvent[] => (keyId === undefined ? [] : decodeRows(stmt.sealedUnder.all(JSON.stringify([keyId]))));
         const { streamId, event, expectedRevision } = record({ ...erasure, sealed });
         const appended = appendTx(streamId, [validateNewEvent(event, 0)], expectedRevision ?? 'any');
         keystore.shred(subject);

@@ -31,10 +31,15 @@ export interface VerifyChainOptions {
   readonly pageSize?: number;
   /** A link recorded earlier (e.g. a previous report's head): the chain must still pass through it. */
   readonly anchor?: { readonly position: bigint; readonly hash: string };
+  /**
+   * Whether each row must also read as an event (default true). A fresh copy of a log checks its
+   * links only: they prove it holds the rows of the log it was copied from (ADR 32).
+   */
+  readonly decode?: boolean;
 }
 
 /** The first thing wrong with one row, given the link before it; null when the row is sound. */
-function checkRow(row: LinkedRow, expected: number, previous: string, anchor: VerifyChainOptions['anchor']): ChainBreak | null {
+function checkRow(row: LinkedRow, expected: number, previous: string, { anchor, decode = true }: VerifyChainOptions): ChainBreak | null {
   const position = BigInt(expected);
   if (row.globalPosition !== expected) {
     return { position, kind: 'missing', detail: `no event at position ${expected}; the next stored one is at ${row.globalPosition}` };
@@ -47,7 +52,7 @@ function checkRow(row: LinkedRow, expected: number, previous: string, anchor: Ve
     return { position, kind: 'anchor-mismatch', detail: `the link is ${row.hash}, the anchor says ${anchor.hash}` };
   }
   try {
-    decodeStoredEvent(row, position);
+    if (decode) decodeStoredEvent(row, position);
   } catch (error) {
     return { position, kind: 'unparsable', detail: (error as Error).message };
   }
@@ -81,7 +86,7 @@ export async function verifyHashChain(db: SqliteDatabase, options: VerifyChainOp
       return report({ position: BigInt(expected), kind: 'unreadable', detail: (error as Error).message });
     }
     for (const row of rows) {
-      const broken = checkRow(row, expected, previous, options.anchor);
+      const broken = checkRow(row, expected, previous, options);
       if (broken) return report(broken);
       previous = String(row.hash);
       expected += 1;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../../events/log/event-log.js';
 import type { VectorChange, VectorFeed } from './feed.js';
+import type { ApproximateSettings } from './approximate-index.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
 import type { OpenedSnapshot, Snapshot } from './snapshot.js';
 
@@ -10,6 +11,8 @@ export interface VectorSource {
   readonly dimension: number;
   keyOf(text: string): string;
   lookup(key: string): Float32Array | undefined;
+  /** Searches go through an approximate index from `minVectors` vectors on (ADR 8); exact without it. */
+  readonly approximate?: ApproximateSettings | null;
 }
 
 export interface VectorGeneration {

@@ -34,6 +34,12 @@ function checkFlatBytes(buffer: Buffer, dimension: number, count: number): void 
   if (problem) throw new Error(`vector snapshot index: ${problem}`);
 }
 
+/** What another index needs to follow this one's changes. */
+export interface IndexFollower {
+  added(entries: readonly { id: string; vector: Float32Array }[]): void;
+  removed(ids: Iterable<string>): void;
+}
+
 /** A snapshot's index: its vector count now, its ids and FAISS bytes when first needed. */
 export interface RestoredFrom {
   readonly count: number;
@@ -71,9 +77,13 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     return (built = made);
   };
 
+  // An index that follows this one's changes (the approximate index, ADR 8).
+  let follower: IndexFollower | null = null;
+
   const removeMany = (remove: Iterable<string>): void => {
     const gone = new Set([...remove].filter((id) => positions().has(id)));
     if (gone.size === 0) return;
+    follower?.removed(gone);
     index().removeIds([...gone].map((id) => positions().get(id) as number));
     idList = currentIds().filter((id) => !gone.has(id));
     positionMap = null;
@@ -104,8 +114,13 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
         for (const x of vector) flat.push(x);
       }
       target.add(flat);
+      follower?.added(entries);
     },
     removeMany,
+    /** From now on, `f` hears of every vector added or removed here. */
+    follow(f: IndexFollower): void {
+      follower = f;
+    },
     search(query: Float32Array, k: number): VectorHit[] {
       const ids = currentIds();
       const n = Math.min(k, maxCandidates, ids.length);

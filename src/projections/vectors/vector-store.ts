@@ -6,7 +6,7 @@ import { createGenerationStore, type Generation } from '../generations.js';
 import { memoryVectorFeed, type VectorFeed } from './feed.js';
 import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
-import type { VectorHit } from './flat-index.js';
+import { searchVectors, type VectorHit } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
 import { removeSnapshot, writeSnapshot } from './snapshot.js';
 import { restoreFile, type Restored } from './restore.js';
@@ -178,7 +178,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       await loadLive();
       const failure = liveFailure();
       if (failure) throw new ProjectionFailedError(projectionName, failure);
-      return lock.read(() => live.index.search(query, k));
+      return lock.read(() => searchVectors(live.index, query, k, source.approximate));
     },
     /** Reads and checks the live index's bytes now (`start`, `verify`): a damaged snapshot is set aside and replayed. */
     load: loadLive,

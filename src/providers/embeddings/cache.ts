@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { withoutFsync } from '../../projections/durability.js';
 import { EmbeddingProviderError, fingerprintKey, keyedContentHash, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
 /**
@@ -129,11 +130,13 @@ export function createEmbeddingCache(db: SqliteDatabase, secret: Buffer, options
       }
       return found;
     },
+    // A cache row needs no fsync of its own: a lost one is embedded again, and the append that
+    // follows it (synced) syncs the WAL frames before it too.
     put(fpKey, hash, vector) {
-      store(fpKey, hash, vector);
+      withoutFsync(db, () => store(fpKey, hash, vector));
     },
     putMany(fpKey, entries) {
-      putAll(fpKey, entries);
+      withoutFsync(db, () => putAll(fpKey, entries));
     },
     forget(hashes) {
       return hashes.length === 0 ? 0 : remove.run(JSON.stringify(hashes)).changes;

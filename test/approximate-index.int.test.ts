@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { searchVectors, type ApproximateSettings } from '../src/projections/vectors/approximate-index.js';
+import type { FlatIndex } from '../src/projections/vectors/flat-index.js';
+
+const searcherOf = (s: ApproximateSettings) => ({ search: (index: FlatIndex, q: Float32Array, k: number) => searchVectors(index, q, k, s) });
+import { createFlatIndex } from '../src/projections/vectors/flat-index.js';
+
+const dimension = 16;
+
+/** A unit vector from a seed (a small LCG), so runs are exact. */
+function unitVector(seed: number): Float32Array {
+  const v = new Float32Array(dimension);
+  let x = seed * 2654435761 + 1;
+  for (let i = 0; i < dimension; i += 1) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    v[i] = x / 2147483648 - 0.5;
+  }
+  const norm = Math.hypot(...v);
+  return v.map((c) => c / norm);
+}
+
+const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, c, i) => s + c * (b[i] as number), 0);
+const settings = { minVectors: 50, m: 16, efSearch: 64 };
+
+type Op = { kind: 'add'; id: number; seed: number } | { kind: 'remove'; id: number };
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('add' as const), id: fc.nat(300), seed: fc.nat(10_000) }),
+  fc.record({ kind: fc.constant('remove' as const), id: fc.nat(300) }),
+);
+
+describe('approximate vector index (ADR 8)', () => {
+  it('given any adds, replacements and removals, when searched, then every hit is a live vector with its exact cosine', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 60, maxLength: 400 }), fc.array(fc.nat(10_000), { minLength: 1, maxLength: 5 }), (ops, queries) => {
+        const exact = createFlatIndex(dimension);
+        const searcher = searcherOf(settings);
+        const live = new Map<string, Float32Array>();
+        // The first searches build the approximate index half-way, so later changes must be followed.
+        ops.forEach((o, i) => {
+          const id = `m${o.id}`;
+          if (o.kind === 'add') {
+            exact.upsertMany([{ id, vector: unitVector(o.seed) }]);
+            live.set(id, unitVector(o.seed));
+          } else {
+            exact.removeMany([id]);
+            live.delete(id);
+          }
+          if (i === Math.floor(ops.length / 2)) searcher.search(exact, unitVector(1), 5);
+        });
+        for (const seed of queries) {
+          const query = unitVector(seed);
+          const hits = searcher.search(exact, query, 10);
+          expect(hits).toHaveLength(Math.min(10, live.size));
+          for (const hit of hits) {
+            const vector = live.get(hit.id);
+            expect(vector).toBeDefined();
+            expect(hit.score).toBeCloseTo(dot(query, vector as Float32Array), 4);
+          }
+          expect(new Set(hits.map((h) => h.id)).size).toBe(hits.length);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('given fewer vectors than minVectors, when searched, then the hits are the exact index own', () => {
+    const exact = createFlatIndex(dimension);
+    exact.upsertMany(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
+    const searcher = searcherOf(settings);
+    expect(searcher.search(exact, unitVector(99), 10)).toEqual(exact.search(unitVector(99), 10));
+  });
+
+  it('given 3,000 vectors, when searched approximately, then it finds at least 95% of the exact 10 nearest', () => {
+    const exact = createFlatIndex(dimension);
+    exact.upsertMany(Array.from({ length: 3_000 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
+    const searcher = searcherOf({ ...settings, m: 32, efSearch: 128 });
+    let found = 0;
+    for (let q = 0; q < 100; q += 1) {
+      const query = unitVector(50_000 + q);
+      const truth = exact.search(query, 10);
+      const tenth = (truth.at(-1) as { score: number }).score;
+      found += searcher.search(exact, query, 10).filter((h) => h.score >= tenth - 1e-6).length;
+    }
+    expect(found / 1_000).toBeGreaterThanOrEqual(0.95);
+  });
+});

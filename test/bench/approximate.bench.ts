@@ -1,0 +1,53 @@
+/**
+ * The approximate vector index (ADR 8, issue 17) on the memory vectors of a built store: the HNSW
+ * index the vector stores search from `projections.approximateVectors.minVectors` vectors on,
+ * beside the exact index (IndexFlatIP) over the same vectors, in the same run: recall@10 against
+ * the exact 10 nearest (a hit counts when its cosine reaches the exact tenth's, so ties among
+ * equal scores do not count as misses), latency p50/p95 alternating query by query, and the build.
+ */
+import { readSnapshot } from '../../src/projections/vectors/snapshot.js';
+import { approximateVectorsSchema } from '../../src/engine/config.js';
+import { searchVectors } from '../../src/projections/vectors/approximate-index.js';
+import { createFlatIndex } from '../../src/projections/vectors/flat-index.js';
+import { row, type BenchRow } from './report.js';
+import { alternate, progress, quantile, timed } from './support.js';
+
+const k = 10;
+
+export async function approximateRows(snapshotPath: string, queries: readonly Float32Array[]): Promise<{ rows: BenchRow[]; meta: Record<string, number> }> {
+  const snapshot = readSnapshot(snapshotPath);
+  if (!snapshot) throw new Error(`no vector snapshot at ${snapshotPath}`);
+  const { ids } = snapshot.header;
+  const exact = createFlatIndex(snapshot.header.dimension, { count: ids.length, ids: () => ids, bytes: () => snapshot.index });
+  // The engine's default settings, but from the first vector on: the store here may be smaller than minVectors.
+  const settings = { ...approximateVectorsSchema.parse({}), minVectors: 1 };
+  const searcher = { search: (index: typeof exact, q: Float32Array, n: number) => searchVectors(index, q, n, settings) };
+  progress(`approximate vectors: building HNSW${settings.m} over ${exact.size()} vectors`);
+  const build = await timed(() => searcher.search(exact, queries[0] as Float32Array, k));
+  // The exact tenth cosine of each query, found before the timed runs.
+  const tenths = queries.map((q) => exact.search(q, k).at(-1)?.score ?? Number.NEGATIVE_INFINITY);
+  let found = 0;
+  let calls = 0;
+  const latency = await alternate(
+    queries.length,
+    (i) => {
+      const hits = searcher.search(exact, queries[i] as Float32Array, k);
+      found += hits.filter((h) => h.score >= (tenths[i] as number) - 1e-6).length;
+      calls += 1;
+    },
+    (i) => exact.search(queries[i] as Float32Array, k),
+  );
+  const recall = found / (calls * k);
+  const note =
+    `ours = the approximate index (HNSW${settings.m}, efSearch ${settings.efSearch}, faiss L2 over unit vectors) the vector store searches above ` +
+    `projections.approximateVectors.minVectors; raw = the exact IndexFlatIP search over the same ${exact.size()} vectors; the recall row is ` +
+    'not ours vs raw: the share of the exact 10 nearest found (a hit reaching the exact tenth cosine counts), target 0.95';
+  return {
+    rows: [
+      row(`approximate vector search recall@10 vs exact (n=${exact.size()})`, recall, 1, 'share', 0.95, { note }),
+      row(`approximate vector search p50 (k=${k})`, quantile(latency.ours, 0.5), quantile(latency.raw, 0.5), 'ms', undefined, { better: 'lower' }),
+      row(`approximate vector search p95 (k=${k})`, quantile(latency.ours, 0.95), quantile(latency.raw, 0.95), 'ms', undefined, { better: 'lower' }),
+    ],
+    meta: { approximateBuildSeconds: Math.round(build.wall * 100) / 100, approximateVectors: exact.size() },
+  };
+}
