@@ -4,6 +4,9 @@
  * - import: `engine.importMemories` of --imports memories (default 2,000; at most 10,000, the import
  *   limit) from one native JSON file, hash embeddings, into a fresh store, vs raw better-sqlite3
  *   inserting the same MemoryWritten rows a thousand per transaction (`rawBatched` of core.bench.ts).
+ * - full rebuild: rebuildAll of every SQLite projection + both vector indexes, in events/s, vs raw
+ *   better-sqlite3 INSERTs of exactly the rows it wrote (same DDL) + raw FAISS adds of its vectors
+ *   (raw-rebuild.ts); and, as a reference, vs the old baseline (raw inserts of the documents rows only).
  * - event loop: the longest pause of the event loop (perf_hooks.monitorEventLoopDelay) while the
  *   engine rebuilds every read model (the SQLite ones in one replay, then both vector indexes) under
  *   a recall load (one recall after another, distinct queries), vs the longest pause of the same
@@ -23,12 +26,13 @@ import { rebuildVectorIndexes, engineProjections } from '../../src/engine/indexe
 import { createHashEmbeddingProvider, type EmbeddingProvider } from '../../src/providers/embeddings/index.js';
 import { maxImportEntries, nativeFormat, nativeVersion } from '../../src/replay/transfer/format.js';
 import { openTestEngine, testEnvironment } from '../support/engine.js';
-import { chunks, rawBatched, rawDocuments, rawSingle } from './core.bench.js';
+import { chunks, rawBatched, rawSingle } from './core.bench.js';
 import { memoryInput, type MemoryInput } from './corpus.js';
 import { logStart, writtenEvent } from './log-events.js';
 import { distinctQueries } from './recall.bench.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { benchDir, intArg, isEntryPoint, machineMeta, progress, quantile, rates, timed } from './support.js';
+import { benchDir, intArg, isEntryPoint, machineMeta, progress, quantile, rates, timed, type Timing } from './support.js';
+import { rebuildRows } from './raw-rebuild.js';
 import { buildLog, engineWrites } from './projections.bench.js';
 
 type Engine = Awaited<ReturnType<typeof openTestEngine>>;
@@ -227,15 +231,11 @@ async function runScaleBench(): Promise<BenchReport> {
     const events = Number(built.head);
     meta.logEvents = events;
     const provider = createHashEmbeddingProvider();
-    const fullRebuildSeconds = await fullRebuild(dataDir, provider);
+    const fullRebuildTiming = await fullRebuild(dataDir, provider);
+    const fullRebuildSeconds = fullRebuildTiming.wall;
     meta.fullRebuildSeconds = Math.round(fullRebuildSeconds * 100) / 100;
-    progress(`scale: raw documents inserts, ${memories} rows`);
-    const rawDocs = await rawDocuments(dir.file('documents-raw'), chunks(built.documentRows, 1_000), memories);
-    rows.push(
-      row(`full rebuild, 8 SQLite projections in one replay + 2 vector indexes (M=${memories}, ${events} events)`, events / fullRebuildSeconds, events / (memories / rawDocs.wall), 'events/s', 0.2, {
-        note: `raw = the log's ${events} events over the time raw better-sqlite3 takes to insert the ${memories} documents rows, as in the projections benchmark`,
-      }),
-    );
+    const label = `full rebuild, ${engineProjections.length} SQLite projections in one replay + 2 vector indexes`;
+    rows.push(...(await rebuildRows(dataDir, (name) => dir.file(name), { events, memories, documentRows: built.documentRows, ours: fullRebuildTiming, label })));
     rows.push(...(await storeRows({ dataDir, memories, provider, fullRebuildSeconds, meta })));
     // The erasure's last step rewrites the whole file (VACUUM): timed again alone, so the in-place part shows.
     const scrubbed = new Database(join(dataDir, 'livingmemory.db'));
@@ -255,8 +255,8 @@ async function runScaleBench(): Promise<BenchReport> {
   }
 }
 
-/** Wall seconds of the engine's full rebuild of the store: the SQLite projections in one replay, then both vector indexes. */
-async function fullRebuild(dataDir: string, provider: EmbeddingProvider): Promise<number> {
+/** The engine's full rebuild of the store, timed: the SQLite projections in one replay, then both vector indexes. */
+async function fullRebuild(dataDir: string, provider: EmbeddingProvider): Promise<Timing> {
   const engine = await openTestEngine(dataDir, { embeddingProvider: provider });
   try {
     const names = engineProjections.map((p) => p.name);
@@ -264,7 +264,7 @@ async function fullRebuild(dataDir: string, provider: EmbeddingProvider): Promis
     return (await timed(async () => {
       await engine.runner.rebuildAll(names, 'bench: full rebuild');
       await rebuildVectorIndexes(engine.indexes);
-    })).wall;
+    }));
   } finally {
     await engine.close();
   }
