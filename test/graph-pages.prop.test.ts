@@ -36,7 +36,7 @@ const linked = fc.record({
   entries: fc.array(fc.record({ entry: fc.constantFrom('e0', 'e1', 'e2'), nodeKeys: fc.uniqueArray(fc.constantFrom(...keys), { maxLength: 3 }) }), { maxLength: 3 }),
 });
 const forgotten = fc.record({ kind: fc.constant('forget' as const), memory: fc.constantFrom(...memoryIds) });
-type Step = { kind: 'link'; memory: string; nodes: { key: string; value: string }[]; edges: fc.RecordValue<typeof edge>[]; entries: { entry: string; nodeKeys: string[] }[] } | { kind: 'forget'; memory: string };
+type Step = { kind: 'link'; memory: string; nodes: { key: string; value: string }[]; edges: { source: string; target: string; relation: 'participant' | 'co_occurrence'; weight: number }[]; entries: { entry: string; nodeKeys: string[] }[] } | { kind: 'forget'; memory: string };
 
 function bodyOf(step: Step): EventBody {
   if (step.kind === 'forget') return { type: 'MemoryForgotten', schemaVersion: 1, data: { memoryId: step.memory, reason: 'test' } } as EventBody;

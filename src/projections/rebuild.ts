@@ -4,6 +4,7 @@ import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
 import { RebuildFailedError } from './failure.js';
 import type { Generation, GenerationStore } from './generations.js';
+import type { PageWriter } from './page-writer.js';
 import type { Projection } from './projection.js';
 import { dropGenerationTables } from './tx.js';
 
@@ -31,7 +32,7 @@ interface RebuildContext {
   readonly log: EventLog;
   readonly projection: Projection;
   /** Applies the log to the given writers until each reaches the head. */
-  readonly drain: (writers: readonly GenerationWriter[]) => Promise<void>;
+  readonly drain: (writers: readonly PageWriter[]) => Promise<void>;
   readonly reason: string;
   readonly hooks?: RebuildHooks | undefined;
   readonly lockedHead?: () => bigint;
@@ -111,7 +112,8 @@ function switcher(shadow: Shadow): () => boolean {
  */
 export async function rebuildProjections(
   contexts: readonly RebuildContext[],
-  drainMany: (writers: readonly GenerationWriter[]) => Promise<void>,
+  drainMany: (writers: readonly PageWriter[]) => Promise<void>,
+  alongside: readonly PageWriter[] = [],
 ): Promise<RebuildResult[]> {
   const shadows: Shadow[] = [];
   const switched = new Set<Shadow>();
@@ -120,7 +122,8 @@ export async function rebuildProjections(
     const switches = new Map(shadows.map((s) => [s, switcher(s)]));
     for (let round = 0; round < maxRounds && switched.size < shadows.length; round += 1) {
       const pending = shadows.filter((s) => !switched.has(s));
-      await drainMany(pending.map((s) => s.writer));
+      // The other writers share the first replay only; they finish on their own.
+      await drainMany([...pending.map((s) => s.writer), ...(round === 0 ? alongside : [])]);
       // A shadow that stopped at an event it cannot apply never goes live (ADR 23).
       for (const shadow of pending) {
         const failure = shadow.writer.failure();

@@ -6,6 +6,7 @@ import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
 import { ProjectionFailedError, RebuildFailedError } from './failure.js';
 import { createGenerationStore, generationTable, type Generation, type ProjectionFailure } from './generations.js';
+import type { PageWriter } from './page-writer.js';
 import { readPage } from './read-page.js';
 import type { Projection } from './projection.js';
 import { rebuildProjection, rebuildProjections, type RebuildHooks, type RebuildResult } from './rebuild.js';
@@ -68,7 +69,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
    * until all reach `to` (or the head). A writer that fails on an event (or on a corrupt one it
    * cannot read) stops there, marked failed; the others go on.
    */
-  const drainMany = async (writers: readonly GenerationWriter[], to?: bigint): Promise<void> => {
+  const drainMany = async (writers: readonly PageWriter[], to?: bigint): Promise<void> => {
     let active = writers.filter((w) => w.failure() === null);
     while (active.length > 0) {
       const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
@@ -134,11 +135,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   };
   /**
    * Rebuilds several projections in one replay of the log (each page read once), after any rebuild
-   * of theirs in flight; `fresh` drops a shadow a killed process left instead of resuming it.
+   * of theirs in flight; `fresh` drops a shadow a killed process left instead of resuming it;
+   * `alongside` are other writers (vector shadows) fed the same pages until the first switch.
    */
-  const rebuildAll = async (names: readonly string[], reason = 'requested', opts: { fresh?: boolean } = {}): Promise<RebuildResult[]> => {
+  const rebuildAll = async (names: readonly string[], reason = 'requested', opts: { fresh?: boolean; alongside?: readonly PageWriter[] } = {}): Promise<RebuildResult[]> => {
     await Promise.allSettled(names.map((name) => rebuilding.get(name)));
-    const run = rebuildProjections(names.map((name) => contextOf(name, reason, opts.fresh)), drainMany);
+    const run = rebuildProjections(names.map((name) => contextOf(name, reason, opts.fresh)), drainMany, opts.alongside);
     names.forEach((name, i) => {
       const one = run.then((results) => results[i] as RebuildResult);
       // Handled here: only a concurrent rebuild(name) awaits it; the caller gets run's own rejection.

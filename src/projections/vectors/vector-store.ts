@@ -12,7 +12,7 @@ import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
-import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
+import { completeVectorShadow, openVectorShadow, rebuildVectors, type VectorRebuildContext, type VectorRebuildOptions } from './vector-rebuild.js';
 
 export interface VectorStoreOptions {
   readonly db: SqliteDatabase;
@@ -141,6 +141,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   };
 
   let catchingUp: Promise<void> = Promise.resolve();
+  const withDefaults = (rebuildOptions: VectorRebuildOptions): VectorRebuildOptions =>
+    options.persistEvery === undefined ? rebuildOptions : { persistEvery: options.persistEvery, ...rebuildOptions };
   const catchUp = (): Promise<void> => {
     catchingUp = catchingUp.then(async () => {
       if (liveFailure()) return;
@@ -149,6 +151,26 @@ export function createVectorStore(options: VectorStoreOptions) {
       if (live.checkpoint !== before && (changed || live.checkpoint - persisted.checkpoint > staleAfter)) scheduleFlush();
     });
     return catchingUp;
+  };
+
+  const rebuildContext: VectorRebuildContext = {
+    name: projectionName,
+    db,
+    generations,
+    source,
+    load,
+    drain,
+    applyPage: (gen, page) => applyVectorPage(gen, page, source, feed),
+    persist,
+    headNow: async () => (options.lockedHead ? options.lockedHead() : log.headPosition()),
+    liveIdle: () => catchingUp,
+    switchTo: (gen) => {
+      const previous = live.generation;
+      live = gen;
+      liveFingerprint = source.fingerprint;
+      return previous;
+    },
+    remove: (generation) => removeSnapshot(fileOf(generation)),
   };
 
   return {
@@ -189,28 +211,24 @@ export function createVectorStore(options: VectorStoreOptions) {
       await catchingUp;
       await persist(live);
     },
-    rebuild: (rebuildOptions: VectorRebuildOptions = {}) =>
-      rebuildVectors(
-        {
-          name: projectionName,
-          db,
-          generations,
-          source,
-          load,
-          drain,
-          persist,
-          headNow: async () => (options.lockedHead ? options.lockedHead() : log.headPosition()),
-          liveIdle: () => catchingUp,
-          switchTo: (gen) => {
-            const previous = live.generation;
-            live = gen;
-            liveFingerprint = source.fingerprint;
-            return previous;
-          },
-          remove: (generation) => removeSnapshot(fileOf(generation)),
+    rebuild: (rebuildOptions: VectorRebuildOptions = {}) => rebuildVectors(rebuildContext, withDefaults(rebuildOptions)),
+    /**
+     * A rebuild whose shadow takes its pages from a replay shared with other read models
+     * (`writer`, each page decoded once for all), then `complete` drains what is left and switches.
+     */
+    openRebuild(rebuildOptions: VectorRebuildOptions = {}) {
+      const options = withDefaults(rebuildOptions);
+      const shadow = openVectorShadow(rebuildContext, options);
+      return {
+        writer: shadow.writer,
+        complete: () => completeVectorShadow(rebuildContext, shadow, options),
+        /** Drops the shadow (the shared replay failed). */
+        abandon: (): void => {
+          db.transaction(() => generations.setStatus(shadow.row, 'failed')).immediate();
+          removeSnapshot(fileOf(shadow.row.generation));
         },
-        options.persistEvery === undefined ? rebuildOptions : { persistEvery: options.persistEvery, ...rebuildOptions },
-      ),
+      };
+    },
     /**
      * An erasure in place (ADR 32), after a catch-up, persisted at once: false when the live index
      * cannot take it (failed, or a shadow a rebuild left that may hold the vectors): rebuild it fresh.
