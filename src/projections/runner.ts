@@ -7,7 +7,7 @@ import { projectionDigest } from './digest.js';
 import { ProjectionFailedError, RebuildFailedError } from './failure.js';
 import { createGenerationStore, generationTable, type Generation, type ProjectionFailure } from './generations.js';
 import type { PageWriter } from './page-writer.js';
-import { readPage } from './read-page.js';
+import { createPacer } from './pacing.js';
 import type { Projection } from './projection.js';
 import { rebuildProjection, rebuildProjections, type RebuildHooks, type RebuildResult } from './rebuild.js';
 
@@ -37,6 +37,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const pageSize = options.pageSize ?? 1000;
   const store = createGenerationStore(db);
   const byName = new Map(projections.map((p) => [p.name, p]));
+  const pacer = createPacer();
   const writers = new Map<string, GenerationWriter>();
   let queue: Promise<void> = Promise.resolve();
   let liveSubscription: Subscription | null = null;
@@ -73,7 +74,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     let active = writers.filter((w) => w.failure() === null);
     while (active.length > 0) {
       const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
-      const read = await readPage(log, from, pageSize, to);
+      const read = await pacer.read(log, from, pageSize, to);
       if ('corrupt' in read) {
         const { position, message } = read.corrupt;
         for (const w of active) if (w.checkpoint() < position) w.fail(position, `CorruptEventError: ${message}`);
@@ -82,9 +83,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       }
       if (read.page.length === 0) return;
       // A writer whose generation was retired or failed meanwhile takes no more pages.
-      active = active.filter((w) => w.applyPage(read.page) !== null);
+      const taking: PageWriter[] = [];
+      for (const w of active) if (await pacer.apply(w, read.page)) taking.push(w);
+      active = taking;
       if (read.page.length < pageSize && !read.cut) return;
-      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
