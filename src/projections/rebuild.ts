@@ -1,7 +1,7 @@
 import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createGenerationWriter, type GenerationWriter } from './apply.js';
-import { projectionDigest } from './digest.js';
+import { projectionDigestAt } from './digest.js';
 import { RebuildFailedError } from './failure.js';
 import type { Generation, GenerationStore } from './generations.js';
 import type { PageWriter } from './page-writer.js';
@@ -36,6 +36,8 @@ interface RebuildContext {
   readonly reason: string;
   readonly hooks?: RebuildHooks | undefined;
   readonly lockedHead?: () => bigint;
+  /** Called with the generation a switch retired: its tables are dropped after, in slices (drop.ts). */
+  readonly retired?: (projection: Projection, generation: number) => void;
   /** Start over: a shadow an older process left is dropped, not resumed (an erasure: it may hold erased text). */
   readonly fresh?: boolean | undefined;
 }
@@ -71,8 +73,7 @@ async function openShadow(ctx: RebuildContext): Promise<Shadow> {
 }
 
 async function finish(shadow: Shadow): Promise<RebuildResult> {
-  const position = shadow.writer.checkpoint();
-  const digest = projectionDigest(shadow.ctx.db, shadow.ctx.projection, shadow.gen.generation);
+  const { position, digest } = await projectionDigestAt(shadow.ctx.db, shadow.ctx.projection, shadow.gen.generation);
   await shadow.ctx.hooks?.completed?.({ ...shadow.info, position, digest });
   return { ...shadow.info, position, digest, resumed: shadow.resumed };
 }
@@ -90,19 +91,22 @@ async function fail(shadow: Shadow, error: unknown): Promise<void> {
 function switcher(shadow: Shadow): () => boolean {
   const { db, store, projection, lockedHead } = shadow.ctx;
   // Under the write lock no event can land between the last check and the switch.
-  const trySwitch = db.transaction((): boolean => {
+  const trySwitch = db.transaction((): number | null | false => {
     if (lockedHead && shadow.writer.checkpoint() < lockedHead()) return false;
     const live = store.live(projection.name);
-    if (live) {
-      store.setStatus(live, 'retired');
-      dropGenerationTables(db, projection, live.generation);
-    }
+    // Its tables go after the switch, in slices: no reader resolves a retired generation's tables.
+    if (live) store.setStatus(live, 'retired');
     const current = store.get(projection.name, shadow.gen.generation);
     if (!current) throw new Error(`generation ${shadow.gen.generation} of ${projection.name} vanished`);
     store.setStatus(current, 'live');
-    return true;
+    return live?.generation ?? null;
   });
-  return () => trySwitch.immediate();
+  return () => {
+    const retired = trySwitch.immediate();
+    if (retired === false) return false;
+    if (retired !== null) shadow.ctx.retired?.(projection, retired);
+    return true;
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { projectionDigest } from './digest.js';
 import { ProjectionFailedError, RebuildFailedError } from './failure.js';
 import { createGenerationStore, generationTable, type Generation, type ProjectionFailure } from './generations.js';
 import type { PageWriter } from './page-writer.js';
+import { dropGenerationInSlices, leftoverGenerations } from './drop.js';
 import { createPacer } from './pacing.js';
 import type { Projection } from './projection.js';
 import { rebuildProjection, rebuildProjections, type RebuildHooks, type RebuildResult } from './rebuild.js';
@@ -123,10 +124,18 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     }
   };
 
+  // Retired generations' tables, dropped one after another in slices (drop.ts), off the rebuild's path.
+  let dropping: Promise<void> = Promise.resolve();
+  const dropLater = (p: Projection, generation: number): void => {
+    dropping = dropping.then(() => dropGenerationInSlices(db, p, generation)).catch(() => undefined);
+  };
   const rebuilding = new Map<string, Promise<RebuildResult>>();
   const contextOf = (name: string, reason: string, fresh = false) => {
     const { lockedHead, hooks } = options;
-    return { db, store, log, projection: projection(name), drain: drainMany, reason, hooks, lockedHead, fresh };
+    const p = projection(name);
+    // What a stopped process left of a retired generation goes too.
+    for (const generation of leftoverGenerations(db, p)) dropLater(p, generation);
+    return { db, store, log, projection: p, drain: drainMany, reason, hooks, lockedHead, fresh, retired: dropLater };
   };
   const rebuild = (name: string, reason = 'requested'): Promise<RebuildResult> => {
     const inFlight = rebuilding.get(name);
@@ -159,6 +168,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
    */
   const eraseInPlace = (erased: readonly RecordedEvent[]): Promise<string[]> =>
     serialized(async () => {
+      // A retired generation still being dropped may hold the subject's rows: gone first.
+      await dropping;
       await drainMany(projections.map(liveWriter));
       const stale: string[] = [];
       for (const p of projections) {
@@ -192,7 +203,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       liveSubscription?.unsubscribe();
       liveSubscription = null;
       await queue;
+      await dropping;
     },
+    /** Resolves once the tables of every retired generation are dropped. */
+    idle: (): Promise<void> => dropping,
     status(): ProjectionStatus[] {
       return projections.map((p) => {
         const live = store.live(p.name);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 
@@ -57,13 +58,18 @@ const digestOf = (parts: readonly Buffer[]): Buffer => {
   return hash.digest();
 };
 
-/** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
-export function writeSnapshot(path: string, snapshot: Snapshot): void {
+function framing(snapshot: Snapshot): { prefix: Buffer; header: Buffer } {
   const header = Buffer.from(JSON.stringify(snapshot.header), 'utf8');
   const prefix = Buffer.alloc(prefixBytes);
   magic.copy(prefix);
   prefix.writeUInt32LE(header.length, magic.length);
   prefix.writeBigUInt64LE(BigInt(snapshot.index.length), magic.length + 4);
+  return { prefix, header };
+}
+
+/** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
+export function writeSnapshot(path: string, snapshot: Snapshot): void {
+  const { prefix, header } = framing(snapshot);
   const digest = digestOf([prefix, header, snapshot.index]);
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w');
@@ -80,6 +86,38 @@ export function writeSnapshot(path: string, snapshot: Snapshot): void {
     fsyncSync(dir);
   } finally {
     closeSync(dir);
+  }
+}
+
+const sliceBytes = 4 * 1024 * 1024;
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * writeSnapshot without stopping the event loop: the checksum is taken 4 MiB at a time with a turn
+ * between, the writes, syncs and rename run on libuv's threads. Same bytes, same all-or-nothing.
+ */
+export async function writeSnapshotAsync(path: string, snapshot: Snapshot): Promise<void> {
+  const { prefix, header } = framing(snapshot);
+  const hash = createHash('sha256').update(prefix).update(header);
+  for (let at = 0; at < snapshot.index.length; at += sliceBytes) {
+    hash.update(snapshot.index.subarray(at, at + sliceBytes));
+    await turn();
+  }
+  const tmp = `${path}.tmp`;
+  const file = await open(tmp, 'w');
+  try {
+    // writeFile writes all of each part, from where the last one ended.
+    for (const part of [prefix, hash.digest(), header, snapshot.index]) await file.writeFile(part);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(tmp, path);
+  const dir = await open(dirname(path), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
   }
 }
 

@@ -8,7 +8,7 @@ import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, restoreGeneratio
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import type { VectorHit } from './flat-index.js';
 import { createSetAsideLog } from './set-aside.js';
-import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.js';
+import { readSnapshot, removeSnapshot, writeSnapshotAsync } from './snapshot.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
@@ -93,7 +93,7 @@ export function createVectorStore(options: VectorStoreOptions) {
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
-      writeSnapshot(fileOf(gen.generation), snapshot);
+      await writeSnapshotAsync(fileOf(gen.generation), snapshot);
       persisted = { generation: gen.generation, checkpoint: gen.checkpoint };
       if (gen === live) changed = false;
       const row = generations.get(projectionName, gen.generation);
