@@ -59,7 +59,7 @@ export async function projectionDigestAt(db: SqliteDatabase, projection: Project
       let n = 0;
       for (const row of rowsOf(reader, projection, generation, name, key)) {
         hashRow(hash, row);
-        if ((n += 1) % 256 === 0 && cpuMs() - sliceStart > budgetMs) {
+        if ((n += 1) % 1024 === 0 && cpuMs() - sliceStart > budgetMs) {
           await new Promise((resolve) => setImmediate(resolve));
           sliceStart = cpuMs();
         }
