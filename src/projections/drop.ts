@@ -37,18 +37,22 @@ export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly st
   for (const table of tables) {
     for (const target of dataTables(db, table)) {
       const sql = `DELETE FROM ${target.name} WHERE ${target.key} IN (SELECT ${target.columns} FROM ${target.name} LIMIT ?)`;
-      // Prepared inside each slice: SQLite checks a shadow table's write when it compiles the statement.
-      const slice = db.transaction((rows: number) => db.prepare(sql).run(rows).changes);
+      // SQLite checks a write to a shadow table when it compiles the statement: compiled inside the lifted mode.
+      const unsafe = <T>(work: () => T): T => {
+        if (!target.shadow) return work();
+        db.unsafeMode(true);
+        try {
+          return work();
+        } finally {
+          db.unsafeMode(false);
+        }
+      };
+      const del = unsafe(() => db.prepare(sql));
+      const slice = db.transaction((rows: number) => del.run(rows).changes);
       let rows = 256;
       for (;;) {
         const started = cpuMs();
-        if (target.shadow) db.unsafeMode(true);
-        let changes: number;
-        try {
-          changes = withoutFsync(db, () => slice.immediate(rows));
-        } finally {
-          if (target.shadow) db.unsafeMode(false);
-        }
+        const changes = unsafe(() => withoutFsync(db, () => slice.immediate(rows)));
         if (changes < rows) break;
         const took = Math.max(0.05, cpuMs() - started);
         rows = Math.max(64, Math.min(100_000, Math.floor((rows * budgetMs) / took)));
