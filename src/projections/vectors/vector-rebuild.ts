@@ -91,6 +91,19 @@ export function openVectorShadow(ctx: VectorRebuildContext, options: VectorRebui
   return { gen, row, resumed: existing !== undefined, writer };
 }
 
+/** A shadow for a shared replay: its `writer`, then `complete`, or `abandon` when the replay failed. */
+export function sharedVectorRebuild(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}) {
+  const shadow = openVectorShadow(ctx, options);
+  return {
+    writer: shadow.writer,
+    complete: () => completeVectorShadow(ctx, shadow, options),
+    abandon: (): void => {
+      ctx.db.transaction(() => ctx.generations.setStatus(shadow.row, 'failed')).immediate();
+      ctx.remove(shadow.row.generation);
+    },
+  };
+}
+
 /** Replays into a shadow index, persisting as it goes; switches only when few embeddings are missing. */
 export function rebuildVectors(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
   return completeVectorShadow(ctx, openVectorShadow(ctx, options), options);

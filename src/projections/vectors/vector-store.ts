@@ -12,7 +12,7 @@ import { readSnapshot, removeSnapshot, writeSnapshotAsync } from './snapshot.js'
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
-import { completeVectorShadow, openVectorShadow, rebuildVectors, type VectorRebuildContext, type VectorRebuildOptions } from './vector-rebuild.js';
+import { rebuildVectors, sharedVectorRebuild, type VectorRebuildContext, type VectorRebuildOptions } from './vector-rebuild.js';
 
 export interface VectorStoreOptions {
   readonly db: SqliteDatabase;
@@ -216,19 +216,7 @@ export function createVectorStore(options: VectorStoreOptions) {
      * A rebuild whose shadow takes its pages from a replay shared with other read models
      * (`writer`, each page decoded once for all), then `complete` drains what is left and switches.
      */
-    openRebuild(rebuildOptions: VectorRebuildOptions = {}) {
-      const options = withDefaults(rebuildOptions);
-      const shadow = openVectorShadow(rebuildContext, options);
-      return {
-        writer: shadow.writer,
-        complete: () => completeVectorShadow(rebuildContext, shadow, options),
-        /** Drops the shadow (the shared replay failed). */
-        abandon: (): void => {
-          db.transaction(() => generations.setStatus(shadow.row, 'failed')).immediate();
-          removeSnapshot(fileOf(shadow.row.generation));
-        },
-      };
-    },
+    openRebuild: (rebuildOptions: VectorRebuildOptions = {}) => sharedVectorRebuild(rebuildContext, withDefaults(rebuildOptions)),
     /**
      * An erasure in place (ADR 32), after a catch-up, persisted at once: false when the live index
      * cannot take it (failed, or a shadow a rebuild left that may hold the vectors): rebuild it fresh.
