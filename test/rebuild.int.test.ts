@@ -34,6 +34,8 @@ describe('shadow rebuild', () => {
     expect(store.runner.status()[0]?.generation).toBe(result.generation);
     expect(countRows(store)).toBe(230);
     expect(result.position).toBe(await store.log.headPosition());
+    // The retired generation's tables are dropped after the switch, in slices.
+    await store.runner.idle();
     const oldTable = store.db.prepare("SELECT name FROM sqlite_master WHERE name = ?").get(`documents_g${before?.generation}`);
     expect(oldTable).toBeUndefined();
   });

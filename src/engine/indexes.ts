@@ -9,7 +9,7 @@ import { graphProjection } from '../projections/graph.js';
 import { lifecycleProjection } from '../projections/lifecycle.js';
 import { memoryEventsProjection } from '../projections/memory-events.js';
 import type { Projection } from '../projections/projection.js';
-import type { RebuildHooks } from '../projections/rebuild.js';
+import type { RebuildHooks, RebuildResult } from '../projections/rebuild.js';
 import { createProjectionRunner } from '../projections/runner.js';
 import { sourcesProjection } from '../projections/sources.js';
 import type { VectorSource } from '../projections/vectors/apply.js';
@@ -60,6 +60,7 @@ export function cacheVectorSource(provider: EmbeddingProvider, cache: EmbeddingC
     dimension: provider.fingerprint.dimension ?? 0,
     keyOf: (text) => cache.keyOf(truncateForEmbedding(text, provider.maxInputChars)),
     lookup: (key) => cache.get(fpKey, key),
+    lookupMany: (keys) => cache.getMany(fpKey, keys),
   };
 }
 
@@ -122,4 +123,30 @@ export async function rebuildVectorIndexes(indexes: Pick<Indexes, 'vectors' | 'g
     const result = await store.rebuild({ maxFailureRatio: 1, fresh: true });
     if (result.status !== 'completed') throw new Error(`the ${store.feed.name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
   }
+}
+
+/**
+ * Rebuilds the named SQLite projections and both vector indexes in one replay of the log: each
+ * page is read and decoded once for all of them (ADR 4). The vector shadows then catch up with
+ * what was appended meanwhile and switch whatever share of embeddings is missing, as above.
+ */
+export async function rebuildEveryIndex(
+  indexes: Pick<Indexes, 'runner' | 'vectors' | 'graphVectors'>,
+  names: readonly string[],
+  reason: string,
+  opts: { fresh?: boolean } = {},
+): Promise<RebuildResult[]> {
+  const shadows = [indexes.vectors, indexes.graphVectors].map((store) => ({ store, ...store.openRebuild({ maxFailureRatio: 1, fresh: true }) }));
+  let results: RebuildResult[];
+  try {
+    results = await indexes.runner.rebuildAll(names, reason, { ...opts, alongside: shadows.map((s) => s.writer) });
+  } catch (error) {
+    for (const shadow of shadows) shadow.abandon();
+    throw error;
+  }
+  for (const { store, complete } of shadows) {
+    const result = await complete();
+    if (result.status !== 'completed') throw new Error(`the ${store.feed.name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
+  }
+  return results;
 }

@@ -1,4 +1,22 @@
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+
+// Prepared once per connection: db.pragma() prepares a statement per call, and a replay in parts
+// calls this thousands of times; each statement's native memory waited for a GC that rarely came.
+const pragmas = new WeakMap<SqliteDatabase, { level: Statement; set: Map<number, Statement> }>();
+
+function pragmasOf(db: SqliteDatabase) {
+  let found = pragmas.get(db);
+  if (!found) pragmas.set(db, (found = { level: db.prepare('PRAGMA synchronous').pluck(), set: new Map() }));
+  return found;
+}
+
+function setLevel(db: SqliteDatabase, level: number): void {
+  const { set } = pragmasOf(db);
+  let statement = set.get(level);
+  if (!statement) set.set(level, (statement = db.prepare(`PRAGMA synchronous = ${level}`)));
+  statement.run();
+}
 
 /**
  * Runs a projection's write transaction without waiting for fsync (ADR 3): in WAL mode a commit
@@ -10,12 +28,12 @@ import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 export function withoutFsync<T>(db: SqliteDatabase, work: () => T): T {
   // The level cannot change inside a transaction; an outer one decides for itself.
   if (db.inTransaction) return work();
-  const level = db.pragma('synchronous', { simple: true }) as number;
+  const level = pragmasOf(db).level.get() as number;
   if (level <= 1) return work();
-  db.pragma('synchronous = NORMAL');
+  setLevel(db, 1);
   try {
     return work();
   } finally {
-    db.pragma(`synchronous = ${level}`);
+    setLevel(db, level);
   }
 }

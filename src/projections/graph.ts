@@ -1,6 +1,6 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
-import { settleAdjacency } from './graph-adjacency.js';
+import { createGraphSettler, edgeKeyOf, newTouched, type EdgeKey, type GraphSettler, type Touched } from './graph-settle.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
 /**
@@ -9,28 +9,16 @@ import type { Projection, ProjectionTx } from './projection.js';
  * weights and how many memories carry the edge). The merged row of an edge is recomputed from
  * `graph_edges` whenever one of its per-memory rows changes, so it never drifts from them.
  *
- * Invariants after every event: every node is referenced by an edge or an entry (nodes left
- * without either are removed), and every merged weight equals the sum of its per-memory rows.
+ * Invariants after every page (the rows settling after each event would leave, graph-settle.ts):
+ * every node is referenced by an edge or an entry (nodes left without either are removed), and
+ * every merged weight equals the sum of its per-memory rows.
  */
 
 type Linked = EventOf<'GraphEntriesLinked'>;
 
-interface EdgeKey {
-  readonly source: string;
-  readonly target: string;
-  readonly relation: string;
-}
-
-/** Nodes and merged edges touched while applying one event, settled at its end. */
-interface Touched {
-  readonly nodes: Set<string>;
-  /** Per merged edge, what this event added to (or took from) its weight and memory count. */
-  readonly edges: Map<string, EdgeKey & { weight: number; memories: number }>;
-}
-
 // Merged weights move by deltas: recounting an edge shared by many memories made rebuilds quadratic.
 const touchEdge = (touched: Touched, edge: EdgeKey, weight: number, memories: number): void => {
-  const key = JSON.stringify([edge.source, edge.target, edge.relation]);
+  const key = edgeKeyOf(edge);
   const prior = touched.edges.get(key) ?? { source: edge.source, target: edge.target, relation: edge.relation, weight: 0, memories: 0 };
   touched.edges.set(key, { ...prior, weight: prior.weight + weight, memories: prior.memories + memories });
   touched.nodes.add(edge.source).add(edge.target);
@@ -75,7 +63,7 @@ function link(tx: ProjectionTx, e: RecordedEvent<Linked>, touched: Touched): voi
   }
   const linked = new Set<string>();
   for (const edge of d.edges) {
-    const key = JSON.stringify([edge.source, edge.target, edge.relation]);
+    const key = edgeKeyOf(edge);
     tx.run(
       `INSERT INTO {graph_edges} (source_node, target_node, relation, source_memory, weight) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT DO UPDATE SET weight = weight + excluded.weight`,
@@ -88,6 +76,11 @@ function link(tx: ProjectionTx, e: RecordedEvent<Linked>, touched: Touched): voi
     // The same edge twice in one event adds weight, not a second memory.
     touchEdge(touched, edge, edge.weight, linked.has(key) ? 0 : 1);
     linked.add(key);
+  }
+  // The nodes of entries this event leaves in place (an entry id given twice removes its first rows).
+  const ids = d.entries.map((entry) => entry.entryId);
+  for (const entry of d.entries) {
+    if (ids.indexOf(entry.entryId) === ids.lastIndexOf(entry.entryId)) for (const key of entry.nodeKeys) touched.referenced.add(key);
   }
   for (const [index, entry] of d.entries.entries()) {
     // An entry id is the memory's own (`<memoryId>#n`); should another memory reuse one, the later wins.
@@ -118,41 +111,12 @@ function link(tx: ProjectionTx, e: RecordedEvent<Linked>, touched: Touched): voi
   }
 }
 
-/** Moves the merged weights of the touched edges by this event's deltas, then drops touched nodes nothing refers to any more. */
-function settle(tx: ProjectionTx, touched: Touched): void {
-  for (const { source, target, relation, weight, memories } of touched.edges.values()) {
-    if (weight === 0 && memories === 0) continue;
-    tx.run(
-      `INSERT INTO {graph_edge_weights} (source_node, target_node, relation, weight, memory_count) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT DO UPDATE SET weight = weight + excluded.weight, memory_count = memory_count + excluded.memory_count`,
-      source,
-      target,
-      relation,
-      weight,
-      memories,
-    );
-    tx.run('DELETE FROM {graph_edge_weights} WHERE source_node = ? AND target_node = ? AND relation = ? AND memory_count <= 0', source, target, relation);
-  }
-  settleAdjacency(tx, touched.edges.values());
-  for (const key of [...touched.nodes].sort()) {
-    const used = tx.get<{ used: number }>(
-      `SELECT EXISTS (SELECT 1 FROM {graph_edge_weights} WHERE source_node = ?)
-           OR EXISTS (SELECT 1 FROM {graph_edge_weights} WHERE target_node = ?)
-           OR EXISTS (SELECT 1 FROM {graph_entry_nodes} WHERE node_key = ?) AS used`,
-      key,
-      key,
-      key,
-    );
-    if (!used?.used) tx.run('DELETE FROM {graph_nodes} WHERE node_key = ?', key);
-  }
-}
-
-function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
+function applyOne(tx: ProjectionTx, e: RecordedEvent, settler: GraphSettler, exact: boolean): void {
   if (e.type !== 'GraphEntriesLinked' && e.type !== 'MemoryForgotten') return;
-  const touched: Touched = { nodes: new Set(), edges: new Map() };
+  const touched = newTouched();
   if (e.type === 'GraphEntriesLinked') link(tx, e, touched);
   else removeMemory(tx, e.data.memoryId, touched);
-  settle(tx, touched);
+  settler.event(touched, exact);
 }
 
 export const graphTables = ['graph_nodes', 'graph_edges', 'graph_edge_weights', 'graph_adjacency', 'graph_entries', 'graph_entry_nodes', 'graph_entries_fts'] as const;
@@ -235,13 +199,16 @@ export const graphProjection: Projection = {
       );
     `);
   },
+  // Merged weights, adjacency and nodes settle once per page (graph-settle.ts), as they would after each event.
   apply(batch, tx) {
-    for (const event of batch) applyOne(tx, event);
+    const settler = createGraphSettler(tx);
+    for (const event of batch) applyOne(tx, event, settler, batch.length === 1);
+    settler.flush();
   },
   // A replay links nothing for an erased memory (its entries, nodes and edges read as []).
   eraseInPlace(erased, tx) {
-    const touched: Touched = { nodes: new Set(), edges: new Map() };
+    const touched = newTouched();
     for (const e of erased) if (e.type === 'GraphEntriesLinked') removeMemory(tx, e.data.memoryId, touched);
-    settle(tx, touched);
+    createGraphSettler(tx).event(touched, true);
   },
 };

@@ -1,9 +1,10 @@
 import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { createGenerationWriter, type GenerationWriter } from './apply.js';
-import { projectionDigest } from './digest.js';
+import { projectionDigestAt } from './digest.js';
 import { RebuildFailedError } from './failure.js';
 import type { Generation, GenerationStore } from './generations.js';
+import type { PageWriter } from './page-writer.js';
 import type { Projection } from './projection.js';
 import { dropGenerationTables } from './tx.js';
 
@@ -31,10 +32,12 @@ interface RebuildContext {
   readonly log: EventLog;
   readonly projection: Projection;
   /** Applies the log to the given writers until each reaches the head. */
-  readonly drain: (writers: readonly GenerationWriter[]) => Promise<void>;
+  readonly drain: (writers: readonly PageWriter[]) => Promise<void>;
   readonly reason: string;
   readonly hooks?: RebuildHooks | undefined;
   readonly lockedHead?: () => bigint;
+  /** Called with the generation a switch retired: its tables are dropped after, in slices (drop.ts). */
+  readonly retired?: (projection: Projection, generation: number) => void;
   /** Start over: a shadow an older process left is dropped, not resumed (an erasure: it may hold erased text). */
   readonly fresh?: boolean | undefined;
 }
@@ -70,8 +73,7 @@ async function openShadow(ctx: RebuildContext): Promise<Shadow> {
 }
 
 async function finish(shadow: Shadow): Promise<RebuildResult> {
-  const position = shadow.writer.checkpoint();
-  const digest = projectionDigest(shadow.ctx.db, shadow.ctx.projection, shadow.gen.generation);
+  const { position, digest } = await projectionDigestAt(shadow.ctx.db, shadow.ctx.projection, shadow.gen.generation);
   await shadow.ctx.hooks?.completed?.({ ...shadow.info, position, digest });
   return { ...shadow.info, position, digest, resumed: shadow.resumed };
 }
@@ -89,19 +91,22 @@ async function fail(shadow: Shadow, error: unknown): Promise<void> {
 function switcher(shadow: Shadow): () => boolean {
   const { db, store, projection, lockedHead } = shadow.ctx;
   // Under the write lock no event can land between the last check and the switch.
-  const trySwitch = db.transaction((): boolean => {
+  const trySwitch = db.transaction((): number | null | false => {
     if (lockedHead && shadow.writer.checkpoint() < lockedHead()) return false;
     const live = store.live(projection.name);
-    if (live) {
-      store.setStatus(live, 'retired');
-      dropGenerationTables(db, projection, live.generation);
-    }
+    // Its tables go after the switch, in slices: no reader resolves a retired generation's tables.
+    if (live) store.setStatus(live, 'retired');
     const current = store.get(projection.name, shadow.gen.generation);
     if (!current) throw new Error(`generation ${shadow.gen.generation} of ${projection.name} vanished`);
     store.setStatus(current, 'live');
-    return true;
+    return live?.generation ?? null;
   });
-  return () => trySwitch.immediate();
+  return () => {
+    const retired = trySwitch.immediate();
+    if (retired === false) return false;
+    if (retired !== null) shadow.ctx.retired?.(projection, retired);
+    return true;
+  };
 }
 
 /**
@@ -111,7 +116,8 @@ function switcher(shadow: Shadow): () => boolean {
  */
 export async function rebuildProjections(
   contexts: readonly RebuildContext[],
-  drainMany: (writers: readonly GenerationWriter[]) => Promise<void>,
+  drainMany: (writers: readonly PageWriter[]) => Promise<void>,
+  alongside: readonly PageWriter[] = [],
 ): Promise<RebuildResult[]> {
   const shadows: Shadow[] = [];
   const switched = new Set<Shadow>();
@@ -120,7 +126,8 @@ export async function rebuildProjections(
     const switches = new Map(shadows.map((s) => [s, switcher(s)]));
     for (let round = 0; round < maxRounds && switched.size < shadows.length; round += 1) {
       const pending = shadows.filter((s) => !switched.has(s));
-      await drainMany(pending.map((s) => s.writer));
+      // The other writers share the first replay only; they finish on their own.
+      await drainMany([...pending.map((s) => s.writer), ...(round === 0 ? alongside : [])]);
       // A shadow that stopped at an event it cannot apply never goes live (ADR 23).
       for (const shadow of pending) {
         const failure = shadow.writer.failure();

@@ -6,7 +6,9 @@ import { createGenerationWriter, type GenerationWriter } from './apply.js';
 import { projectionDigest } from './digest.js';
 import { ProjectionFailedError, RebuildFailedError } from './failure.js';
 import { createGenerationStore, generationTable, type Generation, type ProjectionFailure } from './generations.js';
-import { readPage } from './read-page.js';
+import type { PageWriter } from './page-writer.js';
+import { dropGenerationInSlices, leftoverGenerations } from './drop.js';
+import { createPacer } from './pacing.js';
 import type { Projection } from './projection.js';
 import { rebuildProjection, rebuildProjections, type RebuildHooks, type RebuildResult } from './rebuild.js';
 
@@ -36,6 +38,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const pageSize = options.pageSize ?? 1000;
   const store = createGenerationStore(db);
   const byName = new Map(projections.map((p) => [p.name, p]));
+  const pacer = createPacer();
   const writers = new Map<string, GenerationWriter>();
   let queue: Promise<void> = Promise.resolve();
   let liveSubscription: Subscription | null = null;
@@ -68,11 +71,11 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
    * until all reach `to` (or the head). A writer that fails on an event (or on a corrupt one it
    * cannot read) stops there, marked failed; the others go on.
    */
-  const drainMany = async (writers: readonly GenerationWriter[], to?: bigint): Promise<void> => {
+  const drainMany = async (writers: readonly PageWriter[], to?: bigint): Promise<void> => {
     let active = writers.filter((w) => w.failure() === null);
     while (active.length > 0) {
       const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
-      const read = await readPage(log, from, pageSize, to);
+      const read = await pacer.read(log, from, pageSize, to);
       if ('corrupt' in read) {
         const { position, message } = read.corrupt;
         for (const w of active) if (w.checkpoint() < position) w.fail(position, `CorruptEventError: ${message}`);
@@ -81,9 +84,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       }
       if (read.page.length === 0) return;
       // A writer whose generation was retired or failed meanwhile takes no more pages.
-      active = active.filter((w) => w.applyPage(read.page) !== null);
+      const taking: PageWriter[] = [];
+      for (const w of active) if (await pacer.apply(w, read.page)) taking.push(w);
+      active = taking;
       if (read.page.length < pageSize && !read.cut) return;
-      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
@@ -120,10 +124,18 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     }
   };
 
+  // Retired generations' tables, dropped one after another in slices (drop.ts), off the rebuild's path.
+  let dropping: Promise<void> = Promise.resolve();
+  const dropLater = (p: Projection, generation: number): void => {
+    dropping = dropping.then(() => dropGenerationInSlices(db, p, generation)).catch(() => undefined);
+  };
   const rebuilding = new Map<string, Promise<RebuildResult>>();
   const contextOf = (name: string, reason: string, fresh = false) => {
     const { lockedHead, hooks } = options;
-    return { db, store, log, projection: projection(name), drain: drainMany, reason, hooks, lockedHead, fresh };
+    const p = projection(name);
+    // What a stopped process left of a retired generation goes too.
+    for (const generation of leftoverGenerations(db, p)) dropLater(p, generation);
+    return { db, store, log, projection: p, drain: drainMany, reason, hooks, lockedHead, fresh, retired: dropLater };
   };
   const rebuild = (name: string, reason = 'requested'): Promise<RebuildResult> => {
     const inFlight = rebuilding.get(name);
@@ -134,11 +146,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   };
   /**
    * Rebuilds several projections in one replay of the log (each page read once), after any rebuild
-   * of theirs in flight; `fresh` drops a shadow a killed process left instead of resuming it.
+   * of theirs in flight; `fresh` drops a shadow a killed process left instead of resuming it;
+   * `alongside` are other writers (vector shadows) fed the same pages until the first switch.
    */
-  const rebuildAll = async (names: readonly string[], reason = 'requested', opts: { fresh?: boolean } = {}): Promise<RebuildResult[]> => {
+  const rebuildAll = async (names: readonly string[], reason = 'requested', opts: { fresh?: boolean; alongside?: readonly PageWriter[] } = {}): Promise<RebuildResult[]> => {
     await Promise.allSettled(names.map((name) => rebuilding.get(name)));
-    const run = rebuildProjections(names.map((name) => contextOf(name, reason, opts.fresh)), drainMany);
+    const run = rebuildProjections(names.map((name) => contextOf(name, reason, opts.fresh)), drainMany, opts.alongside);
     names.forEach((name, i) => {
       const one = run.then((results) => results[i] as RebuildResult);
       // Handled here: only a concurrent rebuild(name) awaits it; the caller gets run's own rejection.
@@ -155,6 +168,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
    */
   const eraseInPlace = (erased: readonly RecordedEvent[]): Promise<string[]> =>
     serialized(async () => {
+      // A retired generation still being dropped may hold the subject's rows: gone first.
+      await dropping;
       await drainMany(projections.map(liveWriter));
       const stale: string[] = [];
       for (const p of projections) {
@@ -188,7 +203,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       liveSubscription?.unsubscribe();
       liveSubscription = null;
       await queue;
+      await dropping;
     },
+    /** Resolves once the tables of every retired generation are dropped. */
+    idle: (): Promise<void> => dropping,
     status(): ProjectionStatus[] {
       return projections.map((p) => {
         const live = store.live(p.name);

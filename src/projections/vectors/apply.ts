@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../../events/log/event-log.js';
 import type { VectorChange, VectorFeed } from './feed.js';
 import type { ApproximateSettings } from './approximate-index.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
+import { stageIndexWrites, type IndexWrites } from './staged-index.js';
 import type { OpenedSnapshot, Snapshot } from './snapshot.js';
 
 /** Where vectors come from: the content-addressed embedding cache the engine filled before appending. */
@@ -13,6 +14,8 @@ export interface VectorSource {
   lookup(key: string): Float32Array | undefined;
   /** Searches go through an approximate index from `minVectors` vectors on (ADR 8); exact without it. */
   readonly approximate?: ApproximateSettings | null;
+  /** Many keys in one read (a page's texts); the keys found. */
+  lookupMany?(keys: readonly string[]): ReadonlyMap<string, Float32Array>;
 }
 
 export interface VectorGeneration {
@@ -78,10 +81,23 @@ export function restoreGeneration(snapshot: OpenedSnapshot): VectorGeneration {
   };
 }
 
-function drop(gen: VectorGeneration, owner: string): void {
+/** Where one page's changes go: the index writes (held until the page ends) and its vectors looked up ahead. */
+interface PageTarget {
+  readonly index: IndexWrites;
+  readonly lookup: (key: string) => Float32Array | undefined;
+  readonly keyOf: (text: string) => string;
+}
+
+const directTarget = (gen: VectorGeneration, source: VectorSource): PageTarget => ({
+  index: gen.index,
+  lookup: (key) => source.lookup(key),
+  keyOf: (text) => source.keyOf(text),
+});
+
+function drop(gen: VectorGeneration, owner: string, target: Pick<PageTarget, 'index'>): void {
   const items = gen.itemsOf.get(owner);
   if (!items) return;
-  gen.index.removeMany(items);
+  target.index.removeMany(items);
   for (const id of items) {
     gen.pending.delete(id);
     gen.ownerOf.delete(id);
@@ -90,37 +106,37 @@ function drop(gen: VectorGeneration, owner: string): void {
 }
 
 /** Indexes the items whose vectors the cache holds; the others stay pending under their key. */
-function place(gen: VectorGeneration, items: readonly { id: string; key: string }[], source: VectorSource): void {
+function place(gen: VectorGeneration, items: readonly { id: string; key: string }[], target: PageTarget): void {
   const found: { id: string; vector: Float32Array }[] = [];
   for (const { id, key } of items) {
-    const vector = source.lookup(key);
+    const vector = target.lookup(key);
     if (vector) {
       found.push({ id, vector });
       gen.pending.delete(id);
     } else {
-      gen.index.removeMany([id]);
+      target.index.removeMany([id]);
       gen.pending.set(id, key);
     }
   }
-  gen.index.upsertMany(found);
+  target.index.upsertMany(found);
 }
 
-function applyChange(gen: VectorGeneration, change: VectorChange, source: VectorSource): void {
+function applyChange(gen: VectorGeneration, change: VectorChange, target: PageTarget): void {
   switch (change.kind) {
     case 'replace':
-      drop(gen, change.owner);
+      drop(gen, change.owner, target);
       for (const item of change.items) own(gen, item.id, change.owner);
-      place(gen, change.items.map((item) => ({ id: item.id, key: source.keyOf(item.text) })), source);
+      place(gen, change.items.map((item) => ({ id: item.id, key: target.keyOf(item.text) })), target);
       return;
     case 'drop':
-      drop(gen, change.owner);
+      drop(gen, change.owner, target);
       return;
     case 'retry': {
       const items = [...(gen.itemsOf.get(change.owner) ?? [])].flatMap((id) => {
         const key = gen.pending.get(id);
         return key === undefined ? [] : [{ id, key }];
       });
-      place(gen, items, source);
+      place(gen, items, target);
       return;
     }
     default: {
@@ -140,20 +156,48 @@ export function eraseVectorsInPlace(gen: VectorGeneration, erased: readonly Reco
     for (const change of feed.changes(event)) {
       if (change.kind === 'drop' || (change.kind === 'replace' && change.items.length === 0)) {
         dropped += gen.itemsOf.get(change.owner)?.size ?? 0;
-        drop(gen, change.owner);
+        drop(gen, change.owner, gen);
       }
     }
   }
   return dropped;
 }
 
+/**
+ * The target of one page: the texts' keys computed once, their vectors read in one look-up when
+ * the source can, the index writes held until the page ends (staged-index.ts).
+ */
+function pageTarget(gen: VectorGeneration, changes: readonly VectorChange[], source: VectorSource) {
+  const staged = stageIndexWrites(gen.index);
+  const keys = new Map<string, string>();
+  const keyOf = (text: string): string => {
+    let key = keys.get(text);
+    if (key === undefined) keys.set(text, (key = source.keyOf(text)));
+    return key;
+  };
+  const texts = changes.flatMap((c) => (c.kind === 'replace' ? c.items.map((item) => item.text) : []));
+  const found = source.lookupMany?.(texts.map(keyOf));
+  const lookup = found ? (key: string) => found.get(key) ?? source.lookup(key) : (key: string) => source.lookup(key);
+  return { target: { index: staged.writes, lookup, keyOf }, commit: staged.commit };
+}
+
 /** Applies a page in order; an embedding missing from the cache leaves the item pending, never lost. */
 export function applyVectorPage(gen: VectorGeneration, page: readonly RecordedEvent[], source: VectorSource, feed: VectorFeed): void {
-  for (const event of page) {
-    if (event.globalPosition <= gen.checkpoint) continue;
-    for (const change of feed.changes(event)) applyChange(gen, change, source);
-    gen.checkpoint = event.globalPosition;
+  const fresh = page.filter((event) => event.globalPosition > gen.checkpoint);
+  if (fresh.length === 1) return applyEvent(gen, fresh[0] as RecordedEvent, feed, directTarget(gen, source));
+  const changes = fresh.map((event) => feed.changes(event));
+  const { target, commit } = pageTarget(gen, changes.flat(), source);
+  try {
+    fresh.forEach((event, i) => applyEvent(gen, event, feed, target, changes[i]));
+  } finally {
+    // What was applied up to the checkpoint reaches the index, even when an event threw.
+    commit();
   }
+}
+
+function applyEvent(gen: VectorGeneration, event: RecordedEvent, feed: VectorFeed, target: PageTarget, changes = feed.changes(event)): void {
+  for (const change of changes) applyChange(gen, change, target);
+  gen.checkpoint = event.globalPosition;
 }
 
 const ownedElsewhere = (gen: VectorGeneration): [string, string][] =>

@@ -105,13 +105,15 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
       // Built before the id list grows: the restored bytes hold the vectors of the ids as restored.
       const target = index();
       removeMany(entries.map((e) => e.id));
-      const flat: number[] = [];
+      // Sized once: pushing a page of vectors float by float grew the array hundreds of times.
+      const flat = new Array<number>(entries.length * dimension);
+      let at = 0;
       for (const { id, vector } of entries) {
         if (vector.length !== dimension) throw new Error(`vector of ${id} has ${vector.length} dimensions, expected ${dimension}`);
         const list = currentIds();
         positions().set(id, list.length);
         list.push(id);
-        for (const x of vector) flat.push(x);
+        for (let i = 0; i < dimension; i += 1) flat[at++] = vector[i] as number;
       }
       target.add(flat);
       follower?.added(entries);

@@ -1,6 +1,8 @@
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
-import type { Generation, GenerationStore } from '../generations.js';
-import { describeFailure } from '../failure.js';
+import type { RecordedEvent } from '../../events/log/event-log.js';
+import type { Generation, GenerationStore, ProjectionFailure } from '../generations.js';
+import { describeFailure, isEnvironmental } from '../failure.js';
+import type { PageWriter } from '../page-writer.js';
 import { emptyGeneration, type VectorGeneration, type VectorSource } from './apply.js';
 
 export interface VectorRebuildOptions {
@@ -35,6 +37,8 @@ export interface VectorRebuildContext {
   readonly source: VectorSource;
   readonly load: (gen: Generation) => VectorGeneration;
   readonly drain: (gen: VectorGeneration, to?: bigint) => Promise<void>;
+  /** Applies a page to a shadow that no search reads (no lock). */
+  readonly applyPage: (gen: VectorGeneration, page: readonly RecordedEvent[]) => void;
   readonly persist: (gen: VectorGeneration) => Promise<void>;
   readonly headNow: () => Promise<bigint>;
   /** Waits for the live catch-up in flight; after it, `switchTo` runs with no await in between. */
@@ -48,18 +52,67 @@ export const failureRatio = (gen: VectorGeneration): number => {
   return total === 0 ? 0 : gen.pending.size / total;
 };
 
-/** Replays into a shadow index, persisting as it goes; switches only when few embeddings are missing. */
-export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
-  const { name } = ctx;
-  const left = ctx.generations.building(name);
+/** A shadow index being built: fed pages by its own drain, or by a replay it shares (`writer`). */
+export interface VectorShadow {
+  readonly gen: VectorGeneration;
+  readonly row: Generation;
+  readonly resumed: boolean;
+  /** Takes pages of a replay shared with other read models (each page decoded once for all). */
+  readonly writer: PageWriter;
+}
+
+/** The shadow a killed rebuild left (unless `fresh`), or a new one. */
+export function openVectorShadow(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): VectorShadow {
+  const left = ctx.generations.building(ctx.name);
   if (left && options.fresh) {
     ctx.db.transaction(() => ctx.generations.setStatus(left, 'failed')).immediate();
     ctx.remove(left.generation);
   }
   const existing = options.fresh ? undefined : left;
-  const row = existing ?? ctx.db.transaction(() => ctx.generations.create(name, 1, 'building')).immediate();
+  const row = existing ?? ctx.db.transaction(() => ctx.generations.create(ctx.name, 1, 'building')).immediate();
   const gen = existing ? ctx.load(existing) : emptyGeneration(row.generation, ctx.source);
-  const resumed = existing !== undefined;
+  let failure: ProjectionFailure | null = null;
+  const writer: PageWriter = {
+    checkpoint: () => gen.checkpoint,
+    failure: () => failure,
+    fail: (position, error) => void (failure ??= { position, error }),
+    applyPage(page) {
+      if (failure) return null;
+      try {
+        ctx.applyPage(gen, page);
+        return gen.checkpoint;
+      } catch (error) {
+        if (isEnvironmental(error)) throw error;
+        failure = { position: gen.checkpoint + 1n, error: describeFailure(error) };
+        return null;
+      }
+    },
+  };
+  return { gen, row, resumed: existing !== undefined, writer };
+}
+
+/** A shadow for a shared replay: its `writer`, then `complete`, or `abandon` when the replay failed. */
+export function sharedVectorRebuild(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}) {
+  const shadow = openVectorShadow(ctx, options);
+  return {
+    writer: shadow.writer,
+    complete: () => completeVectorShadow(ctx, shadow, options),
+    abandon: (): void => {
+      ctx.db.transaction(() => ctx.generations.setStatus(shadow.row, 'failed')).immediate();
+      ctx.remove(shadow.row.generation);
+    },
+  };
+}
+
+/** Replays into a shadow index, persisting as it goes; switches only when few embeddings are missing. */
+export function rebuildVectors(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
+  return completeVectorShadow(ctx, openVectorShadow(ctx, options), options);
+}
+
+/** Drains the shadow to the head (from wherever a shared replay left it), then switches it live. */
+export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: VectorShadow, options: VectorRebuildOptions = {}): Promise<VectorRebuildResult> {
+  const { name } = ctx;
+  const { gen, row, resumed } = shadow;
   const result = (status: VectorRebuildResult['status']): VectorRebuildResult => ({
     status, generation: gen.generation, resumed, checkpoint: gen.checkpoint,
     size: gen.index.size(), pending: gen.pending.size, failureRatio: failureRatio(gen),
@@ -69,6 +122,9 @@ export async function rebuildVectors(ctx: VectorRebuildContext, options: VectorR
     ctx.remove(gen.generation);
     return { ...result(status), reason };
   };
+  const failed = shadow.writer.failure();
+  // An event the shadow cannot apply: it never goes live, the live index stays (ADR 23).
+  if (failed) return abandon('failed', `stopped at log position ${failed.position}: ${failed.error}`);
   const step = BigInt(options.persistEvery ?? 50_000);
   for (;;) {
     const head = await ctx.headNow();

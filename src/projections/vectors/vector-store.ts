@@ -8,12 +8,12 @@ import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vect
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import { searchVectors, type VectorHit } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
-import { removeSnapshot, writeSnapshot } from './snapshot.js';
+import { removeSnapshot, writeSnapshotAsync } from './snapshot.js';
 import { restoreFile, type Restored } from './restore.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
-import { rebuildVectors, type VectorRebuildOptions } from './vector-rebuild.js';
+import { rebuildVectors, sharedVectorRebuild, type VectorRebuildContext, type VectorRebuildOptions } from './vector-rebuild.js';
 
 export interface VectorStoreOptions {
   readonly db: SqliteDatabase;
@@ -48,7 +48,6 @@ export function createVectorStore(options: VectorStoreOptions) {
   const executor = createSerialExecutor();
   const lock = createReadWriteLock();
   const fileOf = (generation: number): string => join(options.dir, `${projectionName}-g${generation}.snap`);
-
   const setAsides = createSetAsideLog(db, options.now ?? (() => new Date()));
 
   const setAside = (generation: number, error: unknown): void =>
@@ -93,7 +92,7 @@ export function createVectorStore(options: VectorStoreOptions) {
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source));
-      writeSnapshot(fileOf(gen.generation), snapshot);
+      await writeSnapshotAsync(fileOf(gen.generation), snapshot);
       persisted = { generation: gen.generation, checkpoint: gen.checkpoint };
       if (gen === live) changed = false;
       const row = generations.get(projectionName, gen.generation);
@@ -156,6 +155,8 @@ export function createVectorStore(options: VectorStoreOptions) {
   };
 
   let catchingUp: Promise<void> = Promise.resolve();
+  const withDefaults = (rebuildOptions: VectorRebuildOptions): VectorRebuildOptions =>
+    options.persistEvery === undefined ? rebuildOptions : { persistEvery: options.persistEvery, ...rebuildOptions };
   const catchUp = (): Promise<void> => {
     catchingUp = catchingUp.then(async () => {
       if (liveFailure()) return;
@@ -166,6 +167,18 @@ export function createVectorStore(options: VectorStoreOptions) {
     return catchingUp;
   };
 
+  const rebuildContext: VectorRebuildContext = {
+    name: projectionName, db, generations, source, load, drain, persist,
+    applyPage: (gen, page) => applyVectorPage(gen, page, source, feed),
+    headNow: async () => (options.lockedHead ? options.lockedHead() : log.headPosition()),
+    liveIdle: () => catchingUp,
+    switchTo: (gen) => {
+      const previous = live.generation;
+      [live, liveFingerprint] = [gen, source.fingerprint];
+      return previous;
+    },
+    remove: (generation) => removeSnapshot(fileOf(generation)),
+  };
   return {
     /** True when the live index was built with another provider or model: only a full rebuild fixes that. */
     fingerprintChanged: (): boolean => liveFingerprint !== null && liveFingerprint !== source.fingerprint,
@@ -206,25 +219,11 @@ export function createVectorStore(options: VectorStoreOptions) {
       await persistLive();
     },
     // The live snapshot is read first: a damaged one is set aside (kept), not deleted with its generation.
-    rebuild: async (rebuildOptions: VectorRebuildOptions = {}) =>
-      loadLive().then(() => rebuildVectors(
-        {
-          name: projectionName, db, generations, source, load, drain, persist,
-          headNow: async () => (options.lockedHead ? options.lockedHead() : log.headPosition()),
-          liveIdle: () => catchingUp,
-          switchTo: (gen) => {
-            const previous = live.generation;
-            [live, liveFingerprint] = [gen, source.fingerprint];
-            return previous;
-          },
-          remove: (generation) => removeSnapshot(fileOf(generation)),
-        },
-        options.persistEvery === undefined ? rebuildOptions : { persistEvery: options.persistEvery, ...rebuildOptions },
-      )),
-    /**
-     * An erasure in place (ADR 32), after a catch-up, persisted at once: false when the live index
-     * cannot take it (failed, or a shadow a rebuild left that may hold the vectors): rebuild it fresh.
-     */
+    rebuild: (rebuildOptions: VectorRebuildOptions = {}) => loadLive().then(() => rebuildVectors(rebuildContext, withDefaults(rebuildOptions))),
+    /** A rebuild fed the pages of a replay shared with other read models (`writer`); `complete` drains the rest and switches. */
+    openRebuild: (rebuildOptions: VectorRebuildOptions = {}) => sharedVectorRebuild(rebuildContext, withDefaults(rebuildOptions)),
+    /** An erasure in place (ADR 32), persisted at once; false when the live index cannot take it (failed, or a
+     *  shadow a rebuild left may hold the vectors): rebuild it fresh. */
     eraseInPlace: async (erased: readonly RecordedEvent[]): Promise<boolean> => {
       await catchUp();
       await loadLive();
