@@ -6,9 +6,10 @@
  * count) rows from a plain table and updates each with the same rule in one transaction. Ratio =
  * raw time / our time (target >= 0.3). `--keep-stores=DIR` keeps the built store in DIR and uses it
  * again in later runs of the benchmark (building 100k memories takes many minutes); a kept store
- * whose read models an older build wrote is rebuilt by the open, untimed.
+ * whose read models an older build wrote is rebuilt by the open, untimed. Each copy is synced to
+ * disk before the tick and again before the raw side, so neither waits on the other's writeback.
  */
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decayOne } from '../../src/commands/lifecycle/decay.js';
 import { loadConfig } from '../../src/engine/config.js';
@@ -76,10 +77,27 @@ function rawTick(path: string, rows: readonly { memoryId: string; importance: nu
   }
 }
 
+/** Waits until every file under `dir` is on disk: a 2 GB copy still being written back would stall the tick's fsyncs. */
+function syncTree(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) syncTree(path);
+    else {
+      const fd = openSync(path, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  }
+}
+
 /** One run: a fresh copy of the built store, its tick timed, then the raw baseline over the rows it decayed. */
 async function tickRun(store: string, dir: string, count: number, run: number): Promise<{ decayed: number; atomTransitions: number; ours: Timing; raw: Timing }> {
   const copy = join(dir, `run-${run}`);
   cpSync(store, copy, { recursive: true });
+  syncTree(copy);
   try {
     const engine = await openBenchEngine(copy);
     // After the last memory was written (the corpus writes one a second from logStart), before any atom expires.
@@ -89,6 +107,7 @@ async function tickRun(store: string, dir: string, count: number, run: number): 
     let ours: Timing;
     try {
       await engine.indexes.catchUp();
+      syncTree(copy);
       // What the tick decays: the active memories its rule changes (not those at 1 or at the floor, which stay).
       const settings = loadConfig({}).lifecycle.decay;
       rows = engine.indexes.lifecycle.decayInputs(at.toISOString()).filter((r) => decayOne(r, settings, at.getTime()) !== null);
@@ -98,6 +117,8 @@ async function tickRun(store: string, dir: string, count: number, run: number): 
       await engine.close();
     }
     if (!receipt?.ticked || receipt.decayed !== rows.length) throw new Error(`the tick decayed ${receipt?.decayed} of ${rows.length} memories`);
+    // The raw side starts as clean: what the engine's close wrote (vector snapshots) is on disk first.
+    syncTree(copy);
     return { decayed: rows.length, atomTransitions: receipt.atomTransitions, ours, raw: rawTick(join(copy, 'raw-tick.db'), rows) };
   } finally {
     rmSync(copy, { recursive: true, force: true });
