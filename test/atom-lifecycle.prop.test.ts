@@ -60,6 +60,7 @@ function modelOf(events: readonly RecordedEvent[]): Map<string, ModelAtom> {
       if (!a) continue;
       expect(`${e.data.from}`, `stale transition of ${e.data.atomId} at ${e.globalPosition}`).toBe(a.status);
       expect(isLegalAtomTransition(e.data.from, e.data.to), `${e.data.from} -> ${e.data.to} at ${e.globalPosition}`).toBe(true);
+      seen.transitions.add(`${e.data.from}->${e.data.to}`);
       a.status = e.data.to;
     } else if (e.type === 'MemoryForgotten') {
       for (const a of atoms.values()) if (a.memoryId === e.data.memoryId) a.status = 'forgotten';
@@ -67,6 +68,9 @@ function modelOf(events: readonly RecordedEvent[]): Map<string, ModelAtom> {
   }
   return atoms;
 }
+
+/** What the runs exercised, over all of them: a property that never injected a fact or moved an atom says little. */
+const seen = { injected: 0, transitions: new Set<string>() };
 
 async function play(engine: MemoryEngine, env: ReturnType<typeof manualEnvironment>, steps: readonly Step[]): Promise<void> {
   const ids: string[] = [];
@@ -88,6 +92,7 @@ async function play(engine: MemoryEngine, env: ReturnType<typeof manualEnvironme
             (a) => a.memoryId === memory.memoryId && a.content === fact && a.status === 'active' && (a.expiresAt === null || Date.parse(a.expiresAt) > now),
           );
           expect(live, `injected "${fact}" of ${memory.memoryId} without a live atom`).toBe(true);
+          seen.injected += 1;
         }
       }
     } else {
@@ -123,8 +128,18 @@ describe('atom state machine over random ticks, accesses, supersessions and forg
       {
         numRuns: 12,
         // Found by the property in CI: two recalls of a fact whose atom went dormant.
-        examples: [[[{ kind: 'write', text: 4, importance: 0 }, { kind: 'days', n: 31 }, { kind: 'recall', text: 0 }, { kind: 'recall', text: 0 }]]],
+        examples: [
+          [[{ kind: 'write', text: 4, importance: 0 }, { kind: 'days', n: 31 }, { kind: 'recall', text: 0 }, { kind: 'recall', text: 0 }]],
+          // Every road at least once: a plan expires, an edit supersedes, a fact is recalled, a forget.
+          [[
+            { kind: 'write', text: 0, importance: 0.3 }, { kind: 'write', text: 1, importance: 0.3 }, { kind: 'write', text: 2, importance: 0.9 },
+            { kind: 'edit', memory: 1, text: 5 }, { kind: 'days', n: 3 }, { kind: 'recall', text: 2 }, { kind: 'forget', memory: 2 }, { kind: 'days', n: 8 },
+          ]],
+        ],
       },
     );
+    // The runs injected facts and moved atoms along the machine's main roads, or the property says little.
+    expect(seen.injected).toBeGreaterThan(0);
+    for (const move of ['active->dormant', 'active->expired', 'active->superseded']) expect([...seen.transitions]).toContain(move);
   }, 600_000);
 });

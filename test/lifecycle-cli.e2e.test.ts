@@ -61,7 +61,10 @@ describe('the lifecycle from the command line', () => {
     expect(localHour(after.nextTick as string)).toBe(4);
     expect(cli.run(['status']).stdout).toMatch(new RegExp(`decay ticks: last ${localDate(at)} \\(3 decayed`));
     expect(said(ids[0] as string)).toMatch(/importance decayed 0\.3 -> 0\.297 \(tick tick-/);
-    expect(cli.run(['history', ids[0] as string]).stdout).toMatch(/MemoryImportanceDecayed +system:lifecycle/);
+    const history = cli.run(['history', ids[0] as string]).stdout;
+    expect(history).toMatch(/MemoryImportanceDecayed +system:lifecycle/);
+    // The text table shows what happened whole, under its row: the decay's values and its tick.
+    expect(history).toMatch(/^ {4}importance decayed 0\.3 -> 0\.297 \(tick tick-\d{4}-\d{2}-\d{2}\)$/m);
   });
 
   it('previews a consolidation without writing, then executes it after a backup, archiving the originals with the reason', () => {

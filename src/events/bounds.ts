@@ -74,9 +74,33 @@ export function boundedTotal<T>(schema: z.ZodArray<z.ZodType<T>>, textOf: (item:
 
 /**
  * Checks a new event against the log's ceilings, walking it without recursion; throws a
- * ValidationError naming the first field over its ceiling (`events.<index>.data.text`).
+ * ValidationError naming the first field over its ceiling (`events.<index>.data.text`). Returns
+ * the event's size as counted (UTF-8 bytes of its texts plus one per value). A tick's batch has a
+ * hundred thousand values: the walk keeps only values on its stack, and a second walk that spells
+ * out paths runs only for an event that is over.
  */
-export function checkEventCeilings(event: unknown, index: number): void {
+export function checkEventCeilings(event: unknown, index: number): number {
+  const stack: unknown[] = [event];
+  let total = 0;
+  while (stack.length > 0) {
+    const value = stack.pop();
+    total += 1;
+    if (typeof value === 'string') {
+      const bytes = utf8Bytes(value);
+      if (bytes > logCeilings.textBytes) return findOverCeiling(event, index);
+      total += bytes;
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i += 1) stack.push(value[i]);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const key of Object.keys(value)) stack.push((value as Record<string, unknown>)[key]);
+    }
+    if (total > logCeilings.eventBytes) return findOverCeiling(event, index);
+  }
+  return total;
+}
+
+/** The walk of checkEventCeilings (the same order) with each value's path: throws for the first field over. */
+function findOverCeiling(event: unknown, index: number): never {
   const stack: { value: unknown; path: string }[] = [{ value: event, path: `events.${index}` }];
   let total = 0;
   while (stack.length > 0) {
@@ -93,4 +117,5 @@ export function checkEventCeilings(event: unknown, index: number): void {
     }
     if (total > logCeilings.eventBytes) throw new ValidationError(`events.${index}`, `the event is over ${logCeilings.eventBytes} bytes, the most the log takes`);
   }
+  throw new Error('checkEventCeilings found an event over the ceilings that its second walk did not');
 }

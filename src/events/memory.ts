@@ -35,9 +35,12 @@ export const memoryChangeFields = z.object({
   sentiment: z.string().max(100).nullable(),
 });
 
-/** An update's changes: at least one must be present. */
+/**
+ * An update's changes: at least one must be present. A key set to undefined is no change: it is not
+ * in the stored JSON, so `{ keyFacts: undefined }` alone would be written and then fail to read back.
+ */
 export const changesOf = <S extends z.ZodObject>(fields: S) =>
-  fields.partial().strict().refine((c) => Object.keys(c).length > 0, 'at least one change is required');
+  fields.partial().strict().refine((c) => Object.values(c).some((v) => v !== undefined), 'at least one change is required');
 
 export const memoryChangesSchema = changesOf(memoryChangeFields);
 

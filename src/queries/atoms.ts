@@ -97,6 +97,10 @@ const toAtom = (r: Row): MemoryAtom => ({
 const columns = `atom_id, memory_id, atom_type, content, entities, importance, confidence, ttl_days, expires_at, status,
   reinforcement_count, decay_type, superseded_by, session_id, persona_id, created_at, updated_at, touched_at`;
 
+/** The instants a Date holds (±8.64e15 ms): a bound beyond them reads every atom, or none. */
+const latestDateMs = 8.64e15;
+const earliestMs = -8.64e15;
+
 /** ` AND status IN (...) AND (expires_at IS NULL OR expires_at > ?)`; expiries are stored as UTC `...Z`. */
 function filterSql(filter: AtomFilter, params: unknown[]): string {
   let sql = '';
@@ -150,11 +154,20 @@ export function createAtomQueries(db: SqliteDatabase, table: (name: 'memory_atom
       ];
       for (const [decayType, ttls] of Object.entries(rule.dormantAfterTtls)) {
         if (ttls === null) continue;
+        // No atom of this type crosses the line sooner than its shortest TTL allows (a covering index scan, no date parsed):
+        // only the atoms touched by then are read. Times may carry an offset (their text up to 14 h ahead of UTC), so the
+        // text bound is 15 h later; the exact test below decides.
+        const shortest = prepare<[string], number | null>(`SELECT min(max(1, ttl_days)) FROM ${atoms} WHERE status = 'active' AND decay_type = ?`)
+          .pluck()
+          .get(decayType);
+        const latestMs = asOfMs - ((shortest ?? 1) * ttls - 1) * dayMs + 15 * 3_600_000;
+        if (shortest === null || shortest === undefined || !(latestMs >= earliestMs)) continue;
         const n = parts.length;
         params[`type${n}`] = decayType;
         params[`ttls${n}`] = ttls;
+        params[`latest${n}`] = new Date(Math.min(latestMs, latestDateMs)).toISOString();
         parts.push(
-          `SELECT ${cols} FROM ${atoms} WHERE status = 'active' AND decay_type = :type${n}
+          `SELECT ${cols} FROM ${atoms} WHERE status = 'active' AND decay_type = :type${n} AND touched_at <= :latest${n}
              AND coalesce(julianday(:asOf) - julianday(touched_at) >= max(1, ttl_days) * :ttls${n} - 1, 1)`,
         );
       }

@@ -81,6 +81,14 @@ export function intArg(name: string, fallback: number, argv: readonly string[] =
   return value;
 }
 
+/** Reads `--name=value` (or `--name value`) as a string, if given. */
+export function strArg(name: string, argv: readonly string[] = process.argv): string | undefined {
+  const at = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (at < 0) return undefined;
+  const arg = argv[at] ?? '';
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[at + 1];
+}
+
 /** Whether the module at `moduleUrl` is the program node was started with (not one imported by main.ts). */
 export function isEntryPoint(moduleUrl: string): boolean {
   const entry = process.argv[1];

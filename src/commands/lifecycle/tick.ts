@@ -1,7 +1,7 @@
 import type { EventOf } from '../../events/catalog.js';
 import type { Command, Decider, EventBody } from '../decider.js';
 import { atomTick, type AtomLifeInput } from './atoms.js';
-import { decayOne, decaySettingsRecord, type DecayInput } from './decay.js';
+import { decayOne, decaySettingsRecord, type DecayInput, type DecayOutcome } from './decay.js';
 import type { AtomLifecycleSettings, DecaySettings } from './settings.js';
 
 /** Memories per MemoryImportanceDecayed: one tick over 100k memories is 100 events. */
@@ -36,7 +36,12 @@ export function decideTick(command: TickDecay, state: TickState): EventBody<Tick
   if (state.ticked || (d.lastTickedDate !== null && d.date <= d.lastTickedDate)) return [];
   const asOfMs = Date.parse(d.asOf);
   const tickId = tickIdOf(d.date);
-  const decays = d.memories.flatMap((m) => decayOne(m, d.decay, asOfMs) ?? []);
+  // A loop, not flatMap: a tick decides over every active memory.
+  const decays: DecayOutcome[] = [];
+  for (const m of d.memories) {
+    const outcome = decayOne(m, d.decay, asOfMs);
+    if (outcome) decays.push(outcome);
+  }
   const atomChanges = d.atoms.flatMap((a) => atomTick(a, d.atomSettings, asOfMs));
   const batches: EventBody<TickEvent>[] = [];
   for (let i = 0; i < decays.length; i += decayBatchSize) {

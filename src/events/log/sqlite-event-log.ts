@@ -6,7 +6,7 @@ import { checkExpectedRevision } from './expected-revision.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import { genesisHash } from './hash-chain.js';
 import { createDecodeMemo } from './decode-memo.js';
-import { createEventRowWriter } from './sqlite-event-rows.js';
+import { createEventRowWriter, type WrittenRow } from './sqlite-event-rows.js';
 import { ensureHashChain } from './sqlite-chain-schema.js';
 import { createLogSchema } from './sqlite-schema.js';
 import { createSealingCodec } from './sealing/codec.js';
@@ -93,7 +93,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
 
   const writeRows = createEventRowWriter(db);
 
-  const appendTx = db.transaction((streamId: string, events: readonly DomainEvent[], expected: ExpectedRevision) => {
+  const appendTx = db.transaction((streamId: string, events: readonly DomainEvent[], expected: ExpectedRevision, written?: WrittenRow[]) => {
     const found = stmt.revision.get(streamId)?.revision;
     const actual = found === undefined ? undefined : BigInt(found);
     checkExpectedRevision(streamId, expected, actual);
@@ -105,7 +105,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     const encoder = codec.encoder();
     const prepared = events.map((e) => encoder.prepare(e.type, e.data as Record<string, unknown>, e.metadata.eventId));
     const datas = encoder.seal(prepared, head + 1);
-    const { position, revision } = writeRows({ position: head, revision: found ?? -1, link: last?.hash ?? genesisHash }, streamId, events, datas);
+    const { position, revision } = writeRows({ position: head, revision: found ?? -1, link: last?.hash ?? genesisHash }, streamId, events, datas, written);
     prepared.forEach((p, i) => p.sealed && keyIndex.record(head + 1 + i, p.sealed.k));
     keyIndex.complete(position);
     if (found === undefined) stmt.createStream.run(streamId, revision);
@@ -116,6 +116,17 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
   });
 
   const memo = createDecodeMemo();
+  /**
+   * After a commit, the events just written are what decoding their rows gives (clear rows are the
+   * JSON of the validated event; the schemas have no transforms, so validating again changes
+   * nothing): the memo keeps them, and the first reader (the projections, right after a tick)
+   * does not parse them again. Sealed rows are never kept (ADR 29; test/decode-memo*).
+   */
+  const rememberWritten = (written: readonly WrittenRow[]): void => {
+    for (const { event, row } of written) {
+      memo.rememberWritten(row, { ...event, streamId: row.streamId, streamRevision: BigInt(row.streamRevision), globalPosition: BigInt(row.globalPosition) });
+    }
+  };
   const decode = (row: EventRow, groups: GroupOpener): RecordedEvent =>
     memo.decode(row, () => ({
       ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore, groups),
@@ -141,7 +152,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       if (streamId.length === 0) throw new ValidationError('streamId', 'must not be empty');
       if (events.length === 0) throw new ValidationError('events', 'at least one event is required');
       const valid = events.map(validateNewEvent);
-      const result = runAppend(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any'), streamId);
+      const written: WrittenRow[] = [];
+      const result = runAppend(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any', written), streamId);
+      rememberWritten(written);
       wakeAll();
       return result;
     },
@@ -151,8 +164,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
         return { ...a, events: a.events.map(validateNewEvent) };
       });
       // Each part is a savepoint of the one transaction: the chain and positions run on across streams.
-      const all = db.transaction(() => valid.map((a) => appendTx(a.streamId, a.events, a.expectedRevision ?? 'any')));
+      const written: WrittenRow[] = [];
+      const all = db.transaction(() => valid.map((a) => appendTx(a.streamId, a.events, a.expectedRevision ?? 'any', written)));
       const result = runAppend(() => all.immediate(), valid[0]?.streamId ?? '');
+      rememberWritten(written);
       wakeAll();
       return result;
     },

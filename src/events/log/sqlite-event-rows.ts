@@ -14,9 +14,16 @@ const columnsPerRow = 9;
 // Multi-row INSERTs: one statement call per chunk instead of one per event.
 const chunk = 50;
 
+/** A row as written, beside the event it stores: what the log's decode memo may keep once the append commits. */
+export interface WrittenRow {
+  readonly event: DomainEvent;
+  readonly row: { globalPosition: number; streamId: string; streamRevision: number; type: string; schemaVersion: number; data: string; metadata: string };
+}
+
 /**
  * Writes the rows of one append (call inside its transaction): each row's link chains the one
  * before it (ADR 16), `datas` are the stored data columns (sealed where needed), in event order.
+ * With `written`, each row is also pushed there as stored.
  */
 export function createEventRowWriter(db: SqliteDatabase) {
   const inserts = new Map<number, Statement>();
@@ -32,19 +39,21 @@ export function createEventRowWriter(db: SqliteDatabase) {
     return statement;
   };
 
-  return (from: RowCursor, streamId: string, events: readonly DomainEvent[], datas: readonly string[]): RowCursor => {
+  return (from: RowCursor, streamId: string, events: readonly DomainEvent[], datas: readonly string[], written?: WrittenRow[]): RowCursor => {
     let { position, revision, link } = from;
     for (let start = 0; start < events.length; start += chunk) {
       const end = Math.min(start + chunk, events.length);
       const params: unknown[] = new Array<unknown>((end - start) * columnsPerRow);
       let at = 0;
       for (let i = start; i < end; i += 1) {
-        const { type, schemaVersion, metadata } = events[i] as DomainEvent;
+        const event = events[i] as DomainEvent;
+        const { type, schemaVersion, metadata } = event;
         const data = datas[i] as string;
         const meta = JSON.stringify(metadata);
         revision += 1;
         position += 1;
         link = chainLink(link, position, streamId, revision, metadata.eventId, type, schemaVersion, data, meta);
+        written?.push({ event, row: { globalPosition: position, streamId, streamRevision: revision, type, schemaVersion, data, metadata: meta } });
         params[at++] = position;
         params[at++] = streamId;
         params[at++] = revision;

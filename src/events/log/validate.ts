@@ -1,5 +1,6 @@
 import { checkEventCeilings } from '../bounds.js';
-import { domainEventSchema, currentVersions, type DomainEvent } from '../catalog.js';
+import { currentVersions, type DomainEvent } from '../catalog.js';
+import { eventSchemaFor } from '../event-parser.js';
 import { CorruptEventError, ValidationError, parseOrThrow } from '../errors.js';
 import { upcast } from '../upcasters.js';
 import { openData } from './sealing/codec.js';
@@ -8,8 +9,8 @@ import type { Keystore } from './sealing/keystore.js';
 
 /** Checks an event before it is written (schema, then the log's size ceilings); a failure names the field and nothing is appended. */
 export function validateNewEvent(event: unknown, index: number): DomainEvent {
-  checkEventCeilings(event, index);
-  const valid = parseOrThrow(domainEventSchema, event, `events.${index}`);
+  const size = checkEventCeilings(event, index);
+  const valid = parseOrThrow(eventSchemaFor(event, size), event, `events.${index}`);
   if (valid.metadata.erased !== undefined) throw new ValidationError(`events.${index}.metadata.erased`, 'is set by the log on read, never written');
   return valid;
 }
@@ -44,18 +45,19 @@ export function decodeStoredEvent(row: StoredRow, position: bigint, keystore: Ke
   } catch (error) {
     throw new CorruptEventError(position, error instanceof Error ? error.message : String(error));
   }
-  return decodeParsedEvent({ type: row.type, schemaVersion: row.schemaVersion, ...parsed }, position, keystore, groups);
+  return decodeParsedEvent({ type: row.type, schemaVersion: row.schemaVersion, ...parsed }, position, keystore, groups, row.data.length);
 }
 
 /** decodeStoredEvent for a row whose JSON is parsed already. */
-export function decodeParsedEvent(row: ParsedRow, position: bigint, keystore: Keystore | null = null, groups?: GroupOpener): DomainEvent {
+export function decodeParsedEvent(row: ParsedRow, position: bigint, keystore: Keystore | null = null, groups?: GroupOpener, size = 0): DomainEvent {
   try {
     const group = groups ? { position: Number(position), opener: groups } : undefined;
     const { metadata } = row;
     const opened = openData(row.type, row.data, String(metadata.eventId), keystore, group);
     const stored = { type: row.type, schemaVersion: row.schemaVersion, data: opened.data as unknown };
     const current = currentVersions.get(row.type) === row.schemaVersion ? stored : upcast(stored);
-    return parseOrThrow(domainEventSchema, { ...current, metadata: opened.erased ? { ...metadata, erased: true } : metadata });
+    const event = { ...current, metadata: opened.erased ? { ...metadata, erased: true } : metadata };
+    return parseOrThrow(eventSchemaFor(event, size), event);
   } catch (error) {
     throw new CorruptEventError(position, error instanceof Error ? error.message : String(error));
   }

@@ -30,10 +30,34 @@ export const shortTime = (iso: string): string => iso.slice(0, 19);
 
 type Cell = string | number | bigint | null;
 
-/** Aligned columns; with `width`, the last column is clipped so that no line is longer. */
-export function table(rows: readonly (readonly Cell[])[], width?: number): string {
+/** `text` in lines of at most `max` characters, broken at spaces where a word fits. */
+export function wrap(text: string, max: number): string[] {
+  const lines: string[] = [];
+  let rest = [...text.replace(/\s+/g, ' ')];
+  while (rest.length > max) {
+    const space = rest.lastIndexOf(' ', max);
+    const cut = space > 0 ? space : max;
+    lines.push(rest.slice(0, cut).join(''));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  lines.push(rest.join(''));
+  return lines;
+}
+
+/**
+ * Aligned columns; with `width`, the last column is clipped so that no line is longer, or with
+ * `overflow: 'below'` printed whole under its row, indented and wrapped (where a reader needs all
+ * of it: history's reasons).
+ */
+export function table(rows: readonly (readonly Cell[])[], width?: number, overflow: 'clip' | 'below' = 'clip'): string {
   const cells = rows.map((r) => r.map((c) => (c === null ? '-' : String(c))));
   const count = cells[0]?.length ?? 0;
+  if (overflow === 'below' && width !== undefined && count > 1) {
+    const [head = [], ...body] = cells;
+    const indent = '    ';
+    const above = table([head.slice(0, -1), ...body.map((r) => r.slice(0, -1))]).split('\n');
+    return [above[0], ...body.flatMap((r, i) => [above[i + 1], ...wrap(r[count - 1] ?? '', width - indent.length).map((l) => indent + l)])].join('\n');
+  }
   const widths = Array.from({ length: count }, (_, i) => Math.max(...cells.map((r) => [...(r[i] ?? '')].length)));
   if (width !== undefined && count > 0) {
     const fixed = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);

@@ -2,7 +2,7 @@ import { ValidationError } from '../../events/errors.js';
 import type { MemoryDiff } from '../../replay/diff.js';
 import { integer, required, str, type Command, type Handler } from './args.js';
 import { opt, recallScope, subjectOptions } from './options.js';
-import { clip, screenWidth, shortId, shortIds, shortTime, table } from './output.js';
+import { clip, screenWidth, shortIds, shortTime, table } from './output.js';
 import { resolveId } from './ids.js';
 import { explainTable } from './explain-table.js';
 
@@ -13,13 +13,15 @@ const history: Handler = async (engine, inv, out) => {
   out.print(found, () =>
     [
       `${found.kind} ${found.id}: ${found.entries.length} events`,
-      // Causation and full ids are in --json; the table keeps to the screen width.
+      // Causation and full ids are in --json; the table keeps to the screen width, wrapping what happened.
       table(
         [
           ['pos', 'occurred at', 'type', 'actor', 'correlation', 'what'],
-          ...found.entries.map((e) => [e.position, shortTime(e.occurredAt), e.type, clip(e.actor, 16), shortId(e.correlationId), shortIds(e.description)]),
+          ...found.entries.map((e) => [e.position, shortTime(e.occurredAt), e.type, clip(e.actor, 20), clip(shortIds(e.correlationId), 24), shortIds(e.description)]),
         ],
         screenWidth,
+        // What happened and why (a decay's values, a transition's or a consolidation's reason) is shown whole.
+        'below',
       ),
     ].join('\n'),
   );
