@@ -127,6 +127,27 @@ describe('host hooks', () => {
     expect(rebuilt.digest).toBe(engine.runner.digest('conversations'));
   });
 
+  it('summarize now takes the whole backlog, a run after another and after the summary already running; n segments when asked', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const summarizer = standInSummarizer({ gate: () => (summarizer.calls.length === 1 ? held : Promise.resolve()) });
+    // Rounds ten minutes apart over a five-minute gap: a segment each; two segments a run; the first run starts at round two.
+    const { engine } = await open({ idleGapMinutes: 5, maxSegmentsPerRun: 2 }, { llmProvider: summarizer.provider });
+    for (const n of [5, 10, 15, 20, 25, 30, 35]) await round(engine, n);
+    expect(engine.conversation.tasks().map((t) => t.state)).toEqual(['running']);
+    const summarized = engine.conversation.summarize({ sessionId });
+    release();
+    expect((await summarized).map((r) => r.state)).toEqual(['committed', 'committed', 'committed']);
+    await engine.indexes.catchUp();
+    expect(engine.indexes.conversations.session(sessionId)).toMatchObject({ messageCount: 14, lastSummarizedIndex: 14, pendingSummary: null });
+    expect(engine.documents.list({ status: 'active' })).toHaveLength(7);
+    const quiet = (await open({ idleGapMinutes: 5, summarizeThresholdRounds: 100 }, { llmProvider: summarizer.provider })).engine;
+    for (const n of [5, 10, 15]) await round(quiet, n);
+    expect(await quiet.conversation.summarize({ sessionId, maxSegments: 1 })).toHaveLength(1);
+    await quiet.indexes.catchUp();
+    expect(quiet.indexes.conversations.session(sessionId)).toMatchObject({ messageCount: 6, lastSummarizedIndex: 2 });
+  });
+
   it('a reset cancels the running summary and forgets the memories of the session', async () => {
     const held: (() => void)[] = [];
     const summarizer = standInSummarizer({ gate: (r) => (r.messages.length > 4 ? new Promise<void>((resolve) => held.push(resolve)) : Promise.resolve()) });

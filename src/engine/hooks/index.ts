@@ -62,8 +62,9 @@ export function createConversationHooks(deps: HookDeps) {
     knownSession: known,
     /**
      * Summarizes the backlog now, whatever the threshold: of one session, or of every session with
-     * one; waits for the tasks. The turn's context is unknown here: no user or persona, and the chat
-     * type is read from the window (several people: a group).
+     * one; waits for the tasks. Without `maxSegments` the whole backlog, a run after another (a run
+     * takes `maxSegmentsPerRun` segments), after any summary already running. The turn's context is
+     * unknown here: no user or persona, and the chat type is read from the window (several people: a group).
      */
     async summarize(options: { sessionId?: string; maxSegments?: number } = {}) {
       await deps.catchUp();
@@ -71,12 +72,18 @@ export function createConversationHooks(deps: HookDeps) {
       const results = [];
       for (const sessionId of sessions) {
         const context = { sessionId, chatType: null, userId: null, personaId: null };
-        const taskId = await deps.store.withSession(sessionId, () =>
-          deps.runner.maybeSchedule(context, { force: true, ...(options.maxSegments ? { maxSegments: options.maxSegments } : {}) }),
-        );
-        if (taskId) results.push(await deps.runner.wait(taskId));
+        const runs = options.maxSegments ? { maxSegments: options.maxSegments } : {};
+        for (;;) {
+          const running = deps.runner.tasks().filter((t) => t.sessionId === sessionId && t.state === 'running');
+          for (const t of running) await deps.runner.wait(t.taskId);
+          const taskId = await deps.store.withSession(sessionId, () => deps.runner.maybeSchedule(context, { force: true, ...runs }));
+          const result = taskId ? await deps.runner.wait(taskId) : undefined;
+          if (result) results.push(result);
+          // One run when asked for n segments; otherwise until nothing is left or a run did not commit.
+          if (!result || result.state !== 'committed' || options.maxSegments) break;
+        }
       }
-      return results.filter((r) => r !== undefined);
+      return results;
     },
     /** Stored messages with injection blocks from older modes: listed (`preview`) or cleaned (`exec`, one event each). */
     async cleanup(mode: 'preview' | 'exec') {
