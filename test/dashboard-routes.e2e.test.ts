@@ -82,8 +82,10 @@ describe('dashboard routes of lmem serve', () => {
     const [first, second] = (await doors.call('GET', '/v1/memories?userId=u-alice', { token: tokens.admin })).body.items as { memoryId: string }[];
     await doors.call('POST', `/v1/memories/${first!.memoryId}/archive`, { token: tokens.admin, body: { reason: 'old' } });
     await doors.call('POST', `/v1/memories/${second!.memoryId}/forget`, { token: tokens.admin, body: { reason: 'asked' } });
-    // A decay tick as `lmem tick` runs it: the one active memory left decays.
-    const tick = await doors.engine.lifecycle.tick(new Date(Date.now() + 86_400_000));
+    // A decay tick as `lmem tick` runs it a day later: the one missed date (the first tick hour after the store's first event) ticks, and the one active memory left decays.
+    const manual = await doors.engine.lifecycle.tick(new Date(Date.now() + 86_400_000));
+    expect(manual.ticks).toHaveLength(1);
+    const tick = manual.ticks[0]!;
     for (const n of [1, 2]) await doors.call('POST', '/v1/backups', { token: tokens.admin, body: { path: `${doors.dir}-lifecycle-${n}.db` } });
     const after = await get();
     expect(after.memories).toEqual({ active: 1, archived: 1, forgotten: 1, erased: 0 });

@@ -229,10 +229,10 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Start rebuild' }).click();
     // Rebuilding a 5,000-node graph takes a while on a loaded machine.
     await expect.poll(() => page.getByTestId('rebuild-job').textContent(), { timeout: 120_000, interval: 250 }).toContain('succeeded');
-    // The seed archived one memory and ran one decay tick, the next day's (2026-01-06), as the scheduler would.
+    // The seed archived one memory and ran `lmem tick` the next day: one decay tick, for the first date whose tick hour came after its writes (2026-01-05, as of 03:00 UTC).
     await until(() => page.getByTestId('memories-by-state').locator('tr', { hasText: 'archived' }).textContent()).toBe('archived1');
     expect(await page.getByTestId('atoms-by-state').locator('tr').count()).toBeGreaterThan(0);
-    expect(await page.getByTestId('decay').textContent()).toMatch(new RegExp(`^1 decay ticks; the last at #\\d+, for 2026-01-06 \\(appended 2026-01-06 .*\\), affected ${seeded.decayed} \\(rate 0.01\\)`));
+    expect(await page.getByTestId('decay').textContent()).toMatch(new RegExp(`^1 decay ticks; the last at #\\d+, for 2026-01-05 \\(appended 2026-01-05 .*\\), affected ${seeded.decayed} \\(rate 0.01\\)`));
     // The compliance erasure above took its managed backup first (ADR 29); a store without any says so.
     const backupRows = page.getByTestId('backups').locator('tbody tr');
     const before = await backupRows.count();

@@ -45,21 +45,23 @@ describe('the lifecycle from the command line', () => {
     const before = lifecycle();
     expect(before.lastTick).toBeNull();
     expect(localHour(before.nextTick as string)).toBe(4);
+    // A day later, one date is due: the first 04:00 in Paris after the store's first event.
+    const due = localDate(before.nextTick as string);
     const at = inDays(1);
-    const tick = cli.json<{ ticked: boolean; date: string; decayed: number }>(['tick', '--at', at]);
-    expect(tick).toMatchObject({ ticked: true, date: localDate(at), decayed: 3 });
+    const tick = cli.json<{ ticks: { date: string; decayed: number }[]; decayed: number }>(['tick', '--at', at]);
+    expect(tick).toMatchObject({ ticks: [{ date: due, decayed: 3 }], decayed: 3 });
     const head = logHead(cli.dataDir);
-    expect(cli.run(['tick', '--at', at]).stdout).toMatch(/ticked already/);
+    expect(cli.run(['tick', '--at', at]).stdout).toMatch(new RegExp(`^nothing due by ${at}: the last tick was ${due}, the next date, \\d{4}-\\d{2}-\\d{2}, is due at `));
     expect(logHead(cli.dataDir)).toBe(head);
     const bad = cli.run(['tick', '--at', 'tomorrow']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/at/);
     const after = lifecycle();
-    expect(after.lastTick).toMatchObject({ date: localDate(at), decayed: 3 });
+    expect(after.lastTick).toMatchObject({ date: due, decayed: 3 });
     // The next tick is the day after the last one, at 04:00 in Paris.
-    expect(localDate(after.nextTick as string) > localDate(at)).toBe(true);
+    expect(localDate(after.nextTick as string) > due).toBe(true);
     expect(localHour(after.nextTick as string)).toBe(4);
-    expect(cli.run(['status']).stdout).toMatch(new RegExp(`decay ticks: last ${localDate(at)} \\(3 decayed`));
+    expect(cli.run(['status']).stdout).toMatch(new RegExp(`decay ticks: last ${due} \\(3 decayed`));
     expect(said(ids[0] as string)).toMatch(/importance decayed 0\.3 -> 0\.297 \(tick tick-/);
     const history = cli.run(['history', ids[0] as string]).stdout;
     expect(history).toMatch(/MemoryImportanceDecayed +system:lifecycle/);
@@ -109,5 +111,30 @@ describe('the lifecycle from the command line', () => {
     const missing = cli.run(['restore-backup', 'no-such-backup']);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toMatch(/^lmem: invalid backup-id: no managed backup no-such-backup in /);
+  });
+});
+
+describe('tick --at on a store that missed days', () => {
+  const late = freshCli('lmem-lifecycle-catchup-', { LIVINGMEMORY_DECAY_TIME_ZONE: zone, LIVINGMEMORY_DECAY_HOUR: '4' });
+  afterAll(() => {
+    for (const dir of [late.dataDir, `${late.dataDir}-backups`]) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ticks every missed date up to the time, in order, prints each, and appends nothing for a time before its last tick', () => {
+    late.run(['add', 'Ben fed the cat', '--importance', '0.5']);
+    const first = localDate(late.json<{ lifecycle: Lifecycle }>(['status']).lifecycle.nextTick as string);
+    const at = inDays(4);
+    const text = late.run(['tick', '--at', at]).stdout;
+    const dates = [...text.matchAll(/^ {2}(\d{4}-\d{2}-\d{2}) as of \S+: 1 memories decayed/gm)].map((m) => m[1] as string);
+    // Consecutive dates from the first one due, up to the last whose 04:00 has come by `at`.
+    expect(dates[0]).toBe(first);
+    expect(dates.length).toBeGreaterThanOrEqual(3);
+    dates.slice(1).forEach((date, i) => expect(Date.parse(date) - Date.parse(dates[i] as string)).toBe(dayMs));
+    expect([localDate(at), localDate(inDays(3))]).toContain(dates.at(-1));
+    expect(text).toMatch(new RegExp(`^ticked ${dates.length} dates up to ${at}: ${dates.length} decays, 0 atom transitions, 0 archived/forgotten by policy$`, 'm'));
+    const head = logHead(late.dataDir);
+    expect(late.run(['tick', '--at', inDays(1)]).stdout.trim()).toBe(`${localDate(inDays(1))} is before the last tick (${dates.at(-1)}): nothing appended`);
+    expect(late.run(['tick', '--at', at]).stdout).toMatch(/^nothing due by /);
+    expect(logHead(late.dataDir)).toBe(head);
   });
 });

@@ -60,37 +60,50 @@ async function play(engine: MemoryEngine, env: ReturnType<typeof manualEnvironme
 }
 
 describe('decay ticks over random histories', () => {
-  it('(a) catching up k missed days writes the same events and digests as k daily ticks; (b) a second tick of a date appends nothing', async () => {
+  it('(a) catching up k missed days, on open or by `tick [--at]` in any number of calls, writes the same events and digests as k daily ticks; (b) a second tick of a date appends nothing', async () => {
     const days = fc.array(fc.constant({ kind: 'day' as const }), { minLength: 1, maxLength: 6 });
     await fc.assert(
-      fc.asyncProperty(fc.array(step.filter((s) => s.kind !== 'day'), { minLength: 1, maxLength: 12 }), days, async (before, gap) => {
-        const run = (daily: boolean) =>
+      fc.asyncProperty(fc.array(step.filter((s) => s.kind !== 'day'), { minLength: 1, maxLength: 12 }), days, fc.double({ min: 0, max: 1, noNaN: true }), async (before, gap, split) => {
+        const run = (mode: 'daily' | 'catch-up' | 'manual') =>
           withStore(async (dir) => {
             const env = manualEnvironment(start);
             const engine = await openLifecycleEngine(dir, env);
             try {
               await play(engine, env, before, false);
               const head = await engine.log.headPosition();
-              await play(engine, env, gap, daily);
-              if (!daily) await engine.lifecycle.catchUp();
+              await play(engine, env, gap, mode === 'daily');
+              const manual: string[] = [];
+              if (mode === 'catch-up') await engine.lifecycle.catchUp();
+              if (mode === 'manual') {
+                // Two manual ticks: up to an instant somewhere in the gap, then up to now.
+                const at = new Date(start + Math.floor(split * (env.ms - start)));
+                for (const t of [await engine.lifecycle.tick(at), await engine.lifecycle.tick()]) manual.push(...t.ticks.map((r) => r.date));
+              }
               await engine.indexes.catchUp();
               const after = await engine.log.headPosition();
-              // (b) the same dates again, and a tick now: nothing new.
+              // (b) the same dates again, a tick now, and one before the last tick: nothing new, and each says why.
               await engine.lifecycle.catchUp();
               const again = await engine.lifecycle.tick();
-              expect(again.ticked).toBe(false);
+              expect(again).toMatchObject({ ticks: [], nothing: 'not-due', decayed: 0 });
+              expect(await engine.lifecycle.tick(new Date(start))).toMatchObject({ ticks: [], nothing: 'before-last-tick' });
               expect(await engine.log.headPosition()).toBe(after);
               const events = await engine.log.readAll({ from: head + 1n, limit: 100_000 });
-              return { events: events.map(({ type, data, metadata, streamId }) => ({ type, data, metadata, streamId })), digests: digests(engine) };
+              return { manual, events: events.map(({ type, data, metadata, streamId }) => ({ type, data, metadata, streamId })), digests: digests(engine) };
             } finally {
               await engine.close();
             }
           });
-        const daily = await run(true);
-        const caughtUp = await run(false);
-        expect(daily.events.filter((e) => e.type === 'DecayTicked')).toHaveLength(gap.length);
-        expect(caughtUp.events).toEqual(daily.events);
-        expect(caughtUp.digests).toEqual(daily.digests);
+        const daily = await run('daily');
+        const tickedDates = daily.events.filter((e) => e.type === 'DecayTicked').map((e) => (e.data as { date: string }).date);
+        expect(tickedDates).toHaveLength(gap.length);
+        const caughtUp = await run('catch-up');
+        const manual = await run('manual');
+        for (const other of [caughtUp, manual]) {
+          expect(other.events).toEqual(daily.events);
+          expect(other.digests).toEqual(daily.digests);
+        }
+        // The manual ticks said which dates they ticked: every missed one, once, in order.
+        expect(manual.manual).toEqual(tickedDates);
       }),
       { numRuns: 8 },
     );

@@ -1,9 +1,10 @@
 /**
  * The lifecycle benchmark's decay tick row (ADR 29), on a store of the corpus's memories built once
  * by the projections benchmark's `buildLog` and copied for every run (`--tick-runs=K`, default 1):
- * each run opens its own copy as the engine, catches the read models up (untimed), and times
- * `engine.lifecycle.tick(at)`; then raw better-sqlite3 reads the same (id, importance, access
- * count) rows from a plain table and updates each with the same rule in one transaction. Ratio =
+ * each run opens its own copy as the engine, catches the read models up and ticks the store's first
+ * date (untimed), and times `engine.lifecycle.tick(at)`, which ticks the next date; then raw
+ * better-sqlite3 reads the same (id, importance, access count) rows from a plain table and updates
+ * each with the same rule in one transaction. Ratio =
  * raw time / our time (target >= 0.3). `--keep-stores=DIR` keeps the built store in DIR and uses it
  * again in later runs of the benchmark (building 100k memories takes many minutes); a kept store
  * whose read models an older build wrote is rebuilt by the open, untimed. Each copy is synced to
@@ -24,6 +25,8 @@ import { row, type BenchRow } from './report.js';
 import { progress, timed, type Timing } from './support.js';
 
 const dayMs = 86_400_000;
+/** The default tick hour (03:00 UTC). */
+const tickHourMs = 3 * 3_600_000;
 
 /** The engine on a built store in `dir` (scheduler and maintenance off, hash embeddings). */
 export function openBenchEngine(dir: string, overrides: Record<string, unknown> = {}): Promise<MemoryEngine> {
@@ -100,13 +103,17 @@ async function tickRun(store: string, dir: string, count: number, run: number): 
   syncTree(copy);
   try {
     const engine = await openBenchEngine(copy);
-    // After the last memory was written (the corpus writes one a second from logStart), before any atom expires.
-    const at = new Date(logStart + count * 1000 + dayMs / 24);
+    // A tick catches up every date since the store's first event (ADR 29): the corpus writes one
+    // memory a second from logStart (00:00 UTC), so the first date's tick (03:00) is run untimed,
+    // and the timed one is the next date's, the last tick hour before any atom expires.
+    const first = new Date(logStart + tickHourMs);
+    const at = new Date(first.getTime() + dayMs);
     let receipt: Awaited<ReturnType<MemoryEngine['lifecycle']['tick']>> | undefined;
     let rows: { memoryId: string; importance: number; accessCount: number }[] = [];
     let ours: Timing;
     try {
       await engine.indexes.catchUp();
+      if ((await engine.lifecycle.tick(first)).ticks.length !== 1) throw new Error('the untimed first tick did not tick one date');
       syncTree(copy);
       // What the tick decays: the active memories its rule changes (not those at 1 or at the floor, which stay).
       const settings = loadConfig({}).lifecycle.decay;
@@ -116,7 +123,7 @@ async function tickRun(store: string, dir: string, count: number, run: number): 
     } finally {
       await engine.close();
     }
-    if (!receipt?.ticked || receipt.decayed !== rows.length) throw new Error(`the tick decayed ${receipt?.decayed} of ${rows.length} memories`);
+    if (receipt?.ticks.length !== 1 || receipt.decayed !== rows.length) throw new Error(`the tick ticked ${receipt?.ticks.length} dates, decayed ${receipt?.decayed} of ${rows.length} memories`);
     // The raw side starts as clean: what the engine's close wrote (vector snapshots) is on disk first.
     syncTree(copy);
     return { decayed: rows.length, atomTransitions: receipt.atomTransitions, ours, raw: rawTick(join(copy, 'raw-tick.db'), rows) };

@@ -73,8 +73,9 @@ export async function seedDashboardStore(dir: string, options: { graphNodes?: nu
       await engine.beforeLlmRequest({ sessionId, userId: 'alice', message: { messageId: `q${n + 1}`, content: question, senderName: 'Alice' } });
       await engine.afterLlmResponse({ sessionId, userId: 'alice', message: { messageId: `a${n + 1}`, content: `Here is what I remember about that (${n + 1}).` } });
     }
-    // One decay tick, as the scheduler runs it the next day.
-    const { decayed } = await engine.lifecycle.tick(new Date(Date.UTC(2026, 0, 6)));
+    // `lmem tick` at midnight the next day: it catches up the one date whose tick hour (03:00 UTC) has come since the first write, 2026-01-05.
+    const { decayed, ticks } = await engine.lifecycle.tick(new Date(Date.UTC(2026, 0, 6)));
+    if (ticks.map((t) => t.date).join() !== '2026-01-05') throw new Error(`the seed's tick ticked ${ticks.map((t) => t.date).join() || 'nothing'}`);
     const graphNodes = options.graphNodes ?? 0;
     if (graphNodes > 0) await seedGraph(engine, graphNodes);
     return { editable: ids[0] as string, sessionId, turns: questions.length, erasableUser: 'carol', erasableText: 'Harbour Street', graphNodes, decayed };

@@ -7,6 +7,7 @@ import type { Environment } from '../clock.js';
 import type { Indexes } from '../indexes.js';
 import type { CallContext, WriteExtras, WriteReceipt } from '../write-path.js';
 import { createConsolidation } from './consolidate.js';
+import { manualTickReceipt, type ManualTickReceipt } from './manual-tick.js';
 import { createScheduler } from './scheduler.js';
 import { createTicker } from './tick.js';
 
@@ -67,8 +68,15 @@ export function createLifecycle(deps: LifecycleDeps) {
       void scheduler.track(() => consolidation.settle()).catch((error: unknown) => (lastError = String(error)));
       return scheduler.start();
     },
-    /** `lmem tick [--at ISO]`: one tick now or as of a time, in the scheduler's queue. */
-    tick: (at?: Date) => scheduler.track(() => ticker.tickAt(at ?? deps.env.now())),
+    /**
+     * `lmem tick [--at ISO]`: the scheduler's catch-up up to now or `at` (every date whose tick hour
+     * has come and that was not ticked, in order, each as of its hour; then what follows the ticks).
+     */
+    tick: async (at: Date = deps.env.now()): Promise<ManualTickReceipt> => {
+      const ticks = await scheduler.catchUp(at);
+      const lastTickedDate = indexes.lifecycle.lastTick()?.date ?? null;
+      return manualTickReceipt({ at, timeZone: settings.decay.timeZone, ticks, lastTickedDate, next: await scheduler.nextDue() });
+    },
     /** Every missed day up to `now`, in order. */
     catchUp: (now?: Date) => scheduler.catchUp(now),
     consolidatePreview: (now?: Date) => scheduler.track(() => consolidation.plan(now)),

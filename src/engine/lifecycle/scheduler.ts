@@ -47,12 +47,18 @@ export function createScheduler(deps: SchedulerDeps) {
     return task;
   };
 
+  /** The first date not ticked yet: the day after the last tick, or on a store never ticked the first slot after its first event (null: an empty log). */
+  const firstUnticked = async (): Promise<string | null> => {
+    const last = deps.lastTickedDate();
+    if (last) return nextDate(last);
+    const first = await deps.firstEventAt();
+    return first ? firstSlotDateAfter(first, hour, timeZone) : null;
+  };
+
   /** The dates whose tick hour has come and that were not ticked yet, in order. */
   const missedDates = async (now: Date): Promise<string[]> => {
-    const last = deps.lastTickedDate();
-    if (last) return dueDates(nextDate(last), now, hour, timeZone);
-    const first = await deps.firstEventAt();
-    return first ? dueDates(firstSlotDateAfter(first, hour, timeZone), now, hour, timeZone) : [];
+    const first = await firstUnticked();
+    return first ? dueDates(first, now, hour, timeZone) : [];
   };
 
   /** Every missed tick, then (when any ran) what follows the day's ticks, once. */
@@ -114,6 +120,11 @@ export function createScheduler(deps: SchedulerDeps) {
       return run();
     },
     catchUp,
+    /** The next date to tick and its slot (null: an empty log). */
+    nextDue: async (): Promise<{ date: string; at: Date } | null> => {
+      const date = await firstUnticked();
+      return date ? { date, at: slotInstant(date, hour, timeZone) } : null;
+    },
     /** Runs `work` as a tracked task in the scheduler's queue (manual ticks, consolidation on demand). */
     track,
     /** Waits for every queued task. */

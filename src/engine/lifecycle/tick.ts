@@ -1,4 +1,4 @@
-import { localDate, slotInstant } from '../../commands/lifecycle/calendar.js';
+import { slotInstant } from '../../commands/lifecycle/calendar.js';
 import { dormantAfterTtls } from '../../commands/lifecycle/atoms.js';
 import { decidePolicy } from '../../commands/lifecycle/policy.js';
 import type { LifecycleSettings } from '../../commands/lifecycle/settings.js';
@@ -55,10 +55,10 @@ export function createTicker(deps: TickDeps) {
     return actions.length;
   };
 
-  /** The tick of `date` as of `asOf` (default: that date's tick hour in the configured zone). */
-  async function tickDate(date: string, asOfInput?: Date): Promise<TickReceipt> {
+  /** The tick of `date`, as of that date's tick hour in the configured zone. */
+  async function tickDate(date: string): Promise<TickReceipt> {
     await indexes.catchUp();
-    const asOf = (asOfInput ?? slotInstant(date, decay.hour, decay.timeZone)).toISOString();
+    const asOf = slotInstant(date, decay.hour, decay.timeZone).toISOString();
     const tickId = tickIdOf(date);
     const command: TickDecay = {
       type: 'TickDecay',
@@ -87,11 +87,7 @@ export function createTicker(deps: TickDeps) {
     };
   }
 
-  return {
-    tickDate,
-    /** A tick now, or as of `at`: the date is the zone's date at that instant. */
-    tickAt: (at: Date): Promise<TickReceipt> => tickDate(localDate(at, decay.timeZone), at),
-  };
+  return { tickDate };
 }
 
 export type Ticker = ReturnType<typeof createTicker>;

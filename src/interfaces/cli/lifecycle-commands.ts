@@ -1,3 +1,4 @@
+import type { ManualTickReceipt } from '../../engine/lifecycle/manual-tick.js';
 import { ValidationError } from '../../events/errors.js';
 import { parsePointer } from '../../replay/pointer.js';
 import { required, str, type Command, type Handler } from './args.js';
@@ -11,13 +12,22 @@ function atFlag(value: string | undefined, flag = 'at'): Date | undefined {
   return pointer.time;
 }
 
+/** What a manual tick did, one line a date ticked, or why it appended nothing. */
+function tickLines(r: ManualTickReceipt): string {
+  const due = r.next ? `the next date, ${r.next.date}, is due at ${r.next.at}` : '';
+  if (r.nothing === 'empty-store') return 'the store is empty: nothing to tick';
+  if (r.nothing === 'before-last-tick') return `${r.date} is before the last tick (${r.lastTickedDate}): nothing appended`;
+  if (r.nothing === 'not-due') return `nothing due by ${r.at}: ${r.lastTickedDate ? `the last tick was ${r.lastTickedDate}, ` : ''}${due}`;
+  return [
+    `ticked ${r.ticks.length} date${r.ticks.length === 1 ? '' : 's'} up to ${r.at}: ${r.decayed} decays, ${r.atomTransitions} atom transitions, ${r.policy} archived/forgotten by policy`,
+    ...r.ticks.map((t) => `  ${t.date} as of ${t.asOf}: ${t.decayed} memories decayed, ${t.atomTransitions} atom transitions, ${t.policy} by policy (position ${t.position})`),
+    ...(due ? [due] : []),
+  ].join('\n');
+}
+
 const tick: Handler = async (engine, inv, out) => {
   const receipt = await engine.lifecycle.tick(atFlag(str(inv, 'at')));
-  out.print(receipt, () =>
-    receipt.ticked
-      ? `tick ${receipt.date} as of ${receipt.asOf}: ${receipt.decayed} memories decayed, ${receipt.atomTransitions} atom transitions, ${receipt.policy} archived/forgotten by policy (position ${receipt.position})`
-      : `${receipt.date} was ticked already (or a later date was): nothing appended`,
-  );
+  out.print(receipt, () => tickLines(receipt));
 };
 
 const consolidate: Handler = async (engine, inv, out) => {
@@ -62,7 +72,7 @@ const at = { flags: '--at <time>', description: 'as of this ISO-8601 time with a
 
 /** The lifecycle's commands (ADR 29); `restore <memory-id>` (an archived or consolidated original) is in memory-commands. */
 export const lifecycleCommands: Readonly<Record<string, Command>> = {
-  tick: { run: tick, summary: 'run the decay tick now, or as of a time (idempotent by date)', options: [at] },
+  tick: { run: tick, summary: 'tick every missed date up to now, or up to a time, in order (idempotent by date)', options: [at] },
   consolidate: {
     run: consolidate,
     summary: 'group old, unimportant memories and merge each group into one (preview writes nothing)',
