@@ -12,6 +12,7 @@ import { memoriesOfPeriods } from './when.js';
 import { inScope, scopeFilter, type ScopeFilter } from './scope.js';
 import type { Explanation, RecallScope, RecallSettings, ScoredId } from './types.js';
 import { finalScoreParts, recencyScore } from './weighting.js';
+import { ProjectionFailedError } from '../../projections/failure.js';
 
 export interface RecallRequest {
   readonly query: string;
@@ -38,7 +39,11 @@ export type RankSources = RouteSources & { readonly adjacent?: (memoryIds: reado
 
 const empty: RouteLists = { keyword: [], vector: [] };
 
-/** A route that fails or runs past its time counts as empty; the other route keeps its results. */
+/**
+ * A route that fails or runs past its time counts as empty; the other route keeps its results. A
+ * read model stopped at an event (ADR 23) is not a route's bad moment: the recall says so, rather
+ * than answering from what is left (with every route down that answer was "nothing recalled").
+ */
 async function bounded(work: Promise<RouteLists>, ms: number, failures: string[], name: string): Promise<RouteLists> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<RouteLists>((resolve) => {
@@ -48,7 +53,12 @@ async function bounded(work: Promise<RouteLists>, ms: number, failures: string[]
     }, ms);
   });
   try {
-    return await Promise.race([work.catch((error: unknown) => (failures.push(`${name}: ${String(error)}`), empty)), timeout]);
+    const failed = (error: unknown): RouteLists => {
+      if (error instanceof ProjectionFailedError) throw error;
+      failures.push(`${name}: ${String(error)}`);
+      return empty;
+    };
+    return await Promise.race([work.catch(failed), timeout]);
   } finally {
     clearTimeout(timer);
   }
