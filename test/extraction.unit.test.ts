@@ -114,7 +114,7 @@ describe('extractAtoms', () => {
         personaId: 'p',
       },
     ]);
-    for (const atom of atoms) expect(() => atomExtracted.shape.data.parse(atom)).not.toThrow();
+    for (const atom of atoms) expect(() => atomExtracted.schema().shape.data.parse(atom)).not.toThrow();
   });
 
   it('adds key facts as facts (0.9), and a clause equal to a key fact becomes that fact', () => {
@@ -219,7 +219,7 @@ describe('extractGraph', () => {
         nodeKeys: g.nodes.map((n) => n.key),
       },
     ]);
-    expect(() => graphEntriesLinked.shape.data.parse(g)).not.toThrow();
+    expect(() => graphEntriesLinked.schema().shape.data.parse(g)).not.toThrow();
   });
 
   it('is deterministic and independent of label order', () => {

@@ -53,6 +53,23 @@ function format2Bytes(snapshot: Snapshot): Buffer {
   return Buffer.concat([prefix, digest, header, snapshot.index]);
 }
 
+/** Format 3, as snapshots were written before the FAISS bytes came first: magic, lengths, two digests, summary, lists, index. */
+function format3Bytes(snapshot: Snapshot): Buffer {
+  const { ids, pending, owners, ...rest } = snapshot.header;
+  const summary = Buffer.from(JSON.stringify({ ...rest, size: ids.length, pendingCount: pending.length }));
+  const lists = Buffer.from(JSON.stringify({ ids, pending, ...(owners ? { owners } : {}) }));
+  const prefix = Buffer.alloc(28);
+  prefix.write('LMSNAP3\n', 'latin1');
+  prefix.writeUInt32LE(summary.length, 8);
+  prefix.writeBigUInt64LE(BigInt(lists.length), 12);
+  prefix.writeBigUInt64LE(BigInt(snapshot.index.length), 20);
+  const sha = (...parts: Buffer[]) => parts.reduce((hash, part) => hash.update(part), createHash('sha256')).digest();
+  return Buffer.concat([prefix, sha(prefix, summary, lists), sha(snapshot.index), summary, lists, snapshot.index]);
+}
+
+/** The magic of a format 4 file, at the start of its 92-byte trailer. */
+const format4Magic = (bytes: Buffer): string => bytes.subarray(bytes.length - 92, bytes.length - 84).toString('latin1');
+
 /** Format 1, as snapshots were written before checksums: u32 length, JSON header with format 1, FAISS bytes. */
 function legacyBytes(snapshot: Snapshot): Buffer {
   const header = Buffer.from(JSON.stringify({ format: 1, ...snapshot.header }));
@@ -80,7 +97,31 @@ describe('snapshot format with a checksum', () => {
     expect(() => readSnapshot(path, 2)).toThrow(/holds generation 1, not 2/);
   });
 
-  it('still reads a format 1 snapshot (no checksum), and writes format 3 at its next flush', async () => {
+  it('writes format 4: the FAISS bytes first, then the summary, the lists and the trailer', async () => {
+    const bytes = await storeWithSnapshot();
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('IxFI');
+    expect(format4Magic(bytes)).toBe('LMSNAP4\n');
+  });
+
+  it('still reads a format 3 snapshot, checks it whole, and writes format 4 at its next close', async () => {
+    const bytes = await storeWithSnapshot();
+    const path = join(dir, file);
+    const format3 = format3Bytes(readSnapshot(path, 1) as Snapshot);
+    writeFileSync(path, format3);
+    const vectors = open();
+    expect(vectors.status()).toMatchObject({ checkpoint: 25n, size: 25, setAside: [] });
+    expect(vectors.digest()).toBe(await replayedDigest());
+    await vectors.close();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    // A changed index byte of a format 3 file is found at open (read whole).
+    format3[format3.length - 3] = (format3[format3.length - 3] ?? 0) ^ 1;
+    writeFileSync(path, format3);
+    const again = open();
+    expect(again.status().setAside[0]).toMatchObject({ movedTo: 'vectors-g1.snap.damaged-1', reason: expect.stringMatching(/checksum mismatch: a byte changed \(index\)/) });
+    await again.close();
+  });
+
+  it('still reads a format 1 snapshot (no checksum), and writes format 4 at its next flush', async () => {
     const bytes = await storeWithSnapshot();
     const path = join(dir, file);
     const snapshot = readSnapshot(path, 1) as Snapshot;
@@ -91,11 +132,11 @@ describe('snapshot format with a checksum', () => {
     expect(source.asked).toBe(0);
     expect(vectors.digest()).toBe(await replayedDigest());
     await vectors.close();
-    expect(readFileSync(path).subarray(0, 8).toString('latin1')).toBe('LMSNAP3\n');
+    expect(format4Magic(readFileSync(path))).toBe('LMSNAP4\n');
     expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 
-  it('still reads a format 2 snapshot (one checksum over everything), checks it whole, and writes format 3 at its next close', async () => {
+  it('still reads a format 2 snapshot (one checksum over everything), checks it whole, and writes format 4 at its next close', async () => {
     const bytes = await storeWithSnapshot();
     const path = join(dir, file);
     writeFileSync(path, format2Bytes(readSnapshot(path, 1) as Snapshot));
@@ -214,6 +255,22 @@ describe('self-healing open', () => {
       await vectors.close();
     }
     expect(existsSync(`${path}.damaged-2`)).toBe(true);
+  });
+
+  it('checks a format 4 index\'s vector count before faiss reads the file (a count faiss would allocate without bound)', async () => {
+    await storeWithSnapshot();
+    const path = join(dir, file);
+    const snapshot = readSnapshot(path, 1) as Snapshot;
+    const index = Buffer.from(snapshot.index);
+    index.writeBigUInt64LE(1n << 38n, 37);
+    // Written by the snapshot writer: both digests hold, the count is what is wrong.
+    writeSnapshot(path, { ...snapshot, index });
+    const vectors = open();
+    expect(vectors.status().setAside).toEqual([]);
+    expect(await vectors.search(new Float32Array(8).fill(0.5), 3)).toHaveLength(3);
+    expect(vectors.status().setAside[0]).toMatchObject({ movedTo: 'vectors-g1.snap.damaged-1', reason: expect.stringMatching(/another count of vectors/) });
+    expect(vectors.digest()).toBe(await replayedDigest());
+    await vectors.close();
   });
 
   it('sets aside a sound snapshot ahead of the log (its WAL lost frames), and indexes the positions written next', async () => {

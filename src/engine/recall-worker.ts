@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { ftsKeysTableName, ftsTableName } from '../projections/fts.js';
 import { graphTables, type GraphTable } from '../projections/graph.js';
@@ -8,6 +9,9 @@ import { toFtsQuery } from '../projections/text/tokenizer.js';
 import type { KeywordHit } from '../queries/keyword.js';
 import type { GraphCandidatesRequest, Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
 import type { ScoredId } from '../queries/recall/types.js';
+
+// worker_threads is loaded at the first recall that hands work over: a CLI start that never does skips it (ADR 26).
+const lazyRequire = createRequire(import.meta.url);
 
 /** A request to the recall thread, with the live generations' table names. */
 export type RecallThreadRequest = { readonly id: number; readonly tables: Readonly<Record<GraphTable | 'fts' | 'ftsKeys', string>> } & (
@@ -73,7 +77,8 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(threadScript(), { workerData: { path: db.name, ready, states } });
+    const { Worker: Thread } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
+    const w = new Thread(threadScript(), { workerData: { path: db.name, ready, states } });
     w.unref();
     w.on('message', (answer: Answer) => {
       const waiting = settle(answer.id);

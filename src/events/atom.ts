@@ -29,7 +29,7 @@ export function isLegalAtomTransition(from: AtomStatus, to: AtomStatus): boolean
 export const atomExtracted = defineEvent(
   'AtomExtracted',
   1,
-  z.object({
+  () => z.object({
     atomId: idSchema,
     memoryId: idSchema,
     atomType: atomTypeSchema,
@@ -49,7 +49,7 @@ export const atomExtracted = defineEvent(
 export const atomReinforced = defineEvent(
   'AtomReinforced',
   2,
-  z.object({
+  () => z.object({
     atomId: idSchema,
     byMemoryId: idSchema.nullable(),
     reason: z.string().min(1).max(500),
@@ -61,7 +61,7 @@ export const atomReinforced = defineEvent(
 export const atomStateChanged = defineEvent(
   'AtomStateChanged',
   1,
-  z.object({
+  () => z.object({
     atomId: idSchema,
     from: atomStatusSchema,
     to: atomStatusSchema,

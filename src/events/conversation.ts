@@ -17,7 +17,7 @@ const reason = z.string().min(1).max(500);
 export const messageRecorded = defineEvent(
   'MessageRecorded',
   2,
-  z.object({
+  () => z.object({
     sessionId: idSchema,
     messageId: idSchema,
     index,
@@ -35,7 +35,7 @@ export const messageRecorded = defineEvent(
 export const messagesRolledBack = defineEvent(
   'MessagesRolledBack',
   1,
-  z.object({
+  () => z.object({
     sessionId: idSchema,
     fromIndex: index,
     messageIds: z.array(idSchema).min(1),
@@ -46,18 +46,18 @@ export const messagesRolledBack = defineEvent(
   }),
 );
 
-export const sessionReset = defineEvent('SessionReset', 1, z.object({ sessionId: idSchema, sessionRevision, reason }));
+export const sessionReset = defineEvent('SessionReset', 1, () => z.object({ sessionId: idSchema, sessionRevision, reason }));
 
 export const summaryScheduled = defineEvent(
   'SummaryScheduled',
   1,
-  z.object({ sessionId: idSchema, taskId: idSchema, fromIndex: index, toIndex: index, sessionRevision }),
+  () => z.object({ sessionId: idSchema, taskId: idSchema, fromIndex: index, toIndex: index, sessionRevision }),
 );
 
 export const summaryCommitted = defineEvent(
   'SummaryCommitted',
   1,
-  z.object({
+  () => z.object({
     sessionId: idSchema,
     taskId: idSchema,
     memoryIds: z.array(idSchema),
@@ -69,14 +69,14 @@ export const summaryCommitted = defineEvent(
 export const summaryCompensated = defineEvent(
   'SummaryCompensated',
   1,
-  z.object({ sessionId: idSchema, taskId: idSchema, memoryIds: z.array(idSchema), reason }),
+  () => z.object({ sessionId: idSchema, taskId: idSchema, memoryIds: z.array(idSchema), reason }),
 );
 
 /** A summary task that stopped on an error before writing anything it would have to take back. */
 export const summaryFailed = defineEvent(
   'SummaryFailed',
   1,
-  z.object({ sessionId: idSchema, taskId: idSchema, error: z.string().min(1).max(2000) }),
+  () => z.object({ sessionId: idSchema, taskId: idSchema, error: z.string().min(1).max(2000) }),
 );
 
 /** An injection fragment an older mode left in a stored message, removed (`lmem cleanup exec`). */
@@ -84,7 +84,7 @@ export const messageCleaned = defineEvent(
   'MessageCleaned',
   2,
   // Sender and user are named so the cleaned text is sealed under the same keys as the message (ADR 19).
-  z.object({ sessionId: idSchema, messageId: idSchema, index, senderId: optionalId, userId: optionalId, content: z.string() }),
+  () => z.object({ sessionId: idSchema, messageId: idSchema, index, senderId: optionalId, userId: optionalId, content: z.string() }),
 );
 
 export const conversationEvents = [

@@ -21,7 +21,7 @@ export type ErasureCounts = z.infer<typeof erasureCountsSchema>;
 export const subjectErased = defineEvent(
   'SubjectErased',
   1,
-  z.object({
+  () => z.object({
     erasureId: idSchema,
     subject: z.object({ kind: erasableSubjectKindSchema, id: idSchema }).strict(),
     reason: z.string().min(1).max(500),
@@ -43,13 +43,13 @@ const subject = z.object({ kind: erasableSubjectKindSchema, id: idSchema }).stri
 export const erasureStarted = defineEvent(
   'ErasureStarted',
   1,
-  z.object({ erasureId: idSchema, subject, reason: z.string().min(1).max(500), steps: z.array(erasureStepSchema).min(1).max(50), forced: z.boolean() }),
+  () => z.object({ erasureId: idSchema, subject, reason: z.string().min(1).max(500), steps: z.array(erasureStepSchema).min(1).max(50), forced: z.boolean() }),
 );
 
 /** One step of the erasure's plan is done (the key's destruction is recorded by SubjectErased itself). */
-export const erasureStepCompleted = defineEvent('ErasureStepCompleted', 1, z.object({ erasureId: idSchema, step: erasureStepSchema }));
+export const erasureStepCompleted = defineEvent('ErasureStepCompleted', 1, () => z.object({ erasureId: idSchema, step: erasureStepSchema }));
 
 /** Every step of the plan is done. */
-export const erasureFinished = defineEvent('ErasureFinished', 1, z.object({ erasureId: idSchema }));
+export const erasureFinished = defineEvent('ErasureFinished', 1, () => z.object({ erasureId: idSchema }));
 
 export const erasureEvents = [subjectErased, erasureStarted, erasureStepCompleted, erasureFinished] as const;

@@ -19,7 +19,7 @@ export const graphEdgeSchema = z
 export const graphEntriesLinked = defineEvent(
   'GraphEntriesLinked',
   1,
-  z.object({
+  () => z.object({
     memoryId: idSchema,
     sessionId: optionalId,
     personaId: optionalId,

@@ -12,7 +12,7 @@ export const memoryScopeFields = {
 export const memoryWritten = defineEvent(
   'MemoryWritten',
   2,
-  z.object({
+  () => z.object({
     memoryId: idSchema,
     text: nonEmptyText,
     importance: importanceSchema,
@@ -47,13 +47,13 @@ export const memoryChangesSchema = changesOf(memoryChangeFields);
 export const memoryUpdated = defineEvent(
   'MemoryUpdated',
   1,
-  z.object({ memoryId: idSchema, changes: memoryChangesSchema }),
+  () => z.object({ memoryId: idSchema, changes: memoryChangesSchema }),
 );
 
 export const memoriesAccessed = defineEvent(
   'MemoriesAccessed',
   1,
-  z.object({
+  () => z.object({
     batchId: idSchema,
     accesses: z
       .array(z.object({ memoryId: idSchema, count: z.number().int().positive(), lastAccessedAt: timestampSchema }).strict())
@@ -76,21 +76,21 @@ export const importanceDecaySchema = z
 export const memoryImportanceDecayed = defineEvent(
   'MemoryImportanceDecayed',
   2,
-  z.object({ tickId: idSchema, decays: z.array(importanceDecaySchema).min(1).max(1000) }),
+  () => z.object({ tickId: idSchema, decays: z.array(importanceDecaySchema).min(1).max(1000) }),
 );
 
 export const memoryArchived = defineEvent(
   'MemoryArchived',
   1,
-  z.object({ memoryId: idSchema, reason: z.string().min(1).max(500) }),
+  () => z.object({ memoryId: idSchema, reason: z.string().min(1).max(500) }),
 );
 
-export const memoryRestored = defineEvent('MemoryRestored', 1, z.object({ memoryId: idSchema }));
+export const memoryRestored = defineEvent('MemoryRestored', 1, () => z.object({ memoryId: idSchema }));
 
 export const memoryForgotten = defineEvent(
   'MemoryForgotten',
   1,
-  z.object({ memoryId: idSchema, reason: z.string().min(1).max(500) }),
+  () => z.object({ memoryId: idSchema, reason: z.string().min(1).max(500) }),
 );
 
 /** How a consolidation grouped its memories and what became of the originals. */
@@ -101,7 +101,7 @@ export const consolidationRetentionSchema = z.enum(['archive', 'forget']);
 export const memoriesConsolidated = defineEvent(
   'MemoriesConsolidated',
   2,
-  z.object({
+  () => z.object({
     memoryId: idSchema,
     mergedMemoryIds: z.array(idSchema).min(2),
     consolidationId: idSchema,
@@ -115,14 +115,14 @@ export const memoriesConsolidated = defineEvent(
 export const memoryEmbeddingFailed = defineEvent(
   'MemoryEmbeddingFailed',
   1,
-  z.object({ memoryId: idSchema, fingerprint: z.string().min(1), error: z.string().min(1).max(2000) }),
+  () => z.object({ memoryId: idSchema, fingerprint: z.string().min(1), error: z.string().min(1).max(2000) }),
 );
 
 /** The embedding is now in the cache: vector indexes pick it up. */
 export const memoryEmbeddingRepaired = defineEvent(
   'MemoryEmbeddingRepaired',
   1,
-  z.object({ memoryId: idSchema, fingerprint: z.string().min(1) }),
+  () => z.object({ memoryId: idSchema, fingerprint: z.string().min(1) }),
 );
 
 export const memoryEvents = [

@@ -10,7 +10,7 @@ import { idSchema } from './metadata.js';
 export const memoriesRecalled = defineEvent(
   'MemoriesRecalled',
   1,
-  z.object({
+  () => z.object({
     sessionId: idSchema,
     /** The user message the recall answered. */
     messageId: idSchema,

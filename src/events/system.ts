@@ -22,7 +22,7 @@ export const calendarDateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must 
 export const decayTicked = defineEvent(
   'DecayTicked',
   2,
-  z.object({
+  () => z.object({
     tickId: idSchema,
     date: calendarDateSchema,
     timeZone: z.string().min(1).max(100),
@@ -37,7 +37,7 @@ export const decayTicked = defineEvent(
 export const providerFingerprintChanged = defineEvent(
   'ProviderFingerprintChanged',
   1,
-  z.object({
+  () => z.object({
     role: z.enum(['embedding', 'llm', 'reranker']),
     previous: providerFingerprintSchema.nullable(),
     current: providerFingerprintSchema,
@@ -49,19 +49,19 @@ const rebuildTarget = { projection: z.string().min(1), generation: z.number().in
 export const projectionRebuildStarted = defineEvent(
   'ProjectionRebuildStarted',
   1,
-  z.object({ ...rebuildTarget, headPosition: position, reason: z.string().min(1) }),
+  () => z.object({ ...rebuildTarget, headPosition: position, reason: z.string().min(1) }),
 );
 
 export const projectionRebuildCompleted = defineEvent(
   'ProjectionRebuildCompleted',
   1,
-  z.object({ ...rebuildTarget, position, digest: z.string().regex(/^[0-9a-f]{64}$/) }),
+  () => z.object({ ...rebuildTarget, position, digest: z.string().regex(/^[0-9a-f]{64}$/) }),
 );
 
 export const projectionRebuildFailed = defineEvent(
   'ProjectionRebuildFailed',
   1,
-  z.object({ ...rebuildTarget, error: z.string().min(1) }),
+  () => z.object({ ...rebuildTarget, error: z.string().min(1) }),
 );
 
 /**
@@ -72,7 +72,7 @@ export const projectionRebuildFailed = defineEvent(
 export const backupTaken = defineEvent(
   'BackupTaken',
   2,
-  z.object({
+  () => z.object({
     backupId: idSchema,
     path: z.string().min(1),
     position,

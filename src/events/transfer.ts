@@ -11,7 +11,7 @@ const importFields = {
 export const memoriesImportStarted = defineEvent(
   'MemoriesImportStarted',
   1,
-  z.object({
+  () => z.object({
     ...importFields,
     source: z.string().min(1).max(1000),
     format: z.enum(['native-json', 'external-json', 'csv']),
@@ -25,14 +25,14 @@ export const memoriesImportStarted = defineEvent(
 export const memoriesImportCompleted = defineEvent(
   'MemoriesImportCompleted',
   1,
-  z.object({ importId: idSchema, written: z.number().int().min(0) }),
+  () => z.object({ importId: idSchema, written: z.number().int().min(0) }),
 );
 
 /** A write failed part-way: the memories already written were forgotten again. */
 export const memoriesImportRolledBack = defineEvent(
   'MemoriesImportRolledBack',
   1,
-  z.object({ ...importFields, reason: z.string().min(1).max(2000) }),
+  () => z.object({ ...importFields, reason: z.string().min(1).max(2000) }),
 );
 
 export const transferEvents = [memoriesImportStarted, memoriesImportCompleted, memoriesImportRolledBack] as const;

@@ -99,6 +99,14 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     return run;
   };
 
+  /** Whether every one of `chosen` has a live generation of its version at the log's head. */
+  const allAtHead = async (chosen: readonly Projection[]): Promise<boolean> => {
+    const lives = chosen.map((p) => store.live(p.name));
+    if (lives.some((live, i) => !live || live.version !== chosen[i]?.version)) return false;
+    const head = await log.headPosition();
+    return lives.every((live) => live !== undefined && live !== null && live.checkpoint >= head);
+  };
+
   const catchUp = (names?: readonly string[], to?: bigint): Promise<void> =>
     serialized(async () => {
       const chosen = names ? names.map(projection) : projections;
@@ -107,6 +115,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
         // A failed generation waits for an explicit rebuild (or start's repairs), not one per catch-up.
         if (live && live.version !== p.version && !store.failure(p.name, live.generation)) await rebuildForVersion(p);
       }
+      // At the head already (every CLI call on a current store): one query, and no writer is made.
+      if (await allAtHead(chosen)) return;
       // One read of each new page for every projection (a rebuilt one is at the head already).
       await drainMany(chosen.map(liveWriter), to);
     });

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -17,7 +18,9 @@ export interface LoadedBundle {
  * but the compile it would have saved.
  */
 export function loadBundle(file: string, cacheFile: string): LoadedBundle {
-  const source = readFileSync(file, 'utf8');
+  const bytes = readFileSync(file);
+  // The build writes it ASCII only: read as one-byte text, it skips UTF-8 decoding (~10 ms of 1 MB).
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);

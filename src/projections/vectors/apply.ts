@@ -67,7 +67,12 @@ export function restoreGeneration(snapshot: OpenedSnapshot): VectorGeneration {
   };
   return {
     generation: summary.generation,
-    index: createFlatIndex(summary.dimension, { count: summary.size, ids: () => snapshot.lists().ids, bytes: () => snapshot.index() }),
+    index: createFlatIndex(summary.dimension, {
+      count: summary.size,
+      ids: () => snapshot.lists().ids,
+      bytes: () => snapshot.index(),
+      ...(snapshot.viaFile ? { viaFile: snapshot.viaFile } : {}),
+    }),
     get pending() {
       return pendingMap();
     },

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { IndexFlatIP as FaissIndex } from 'faiss-node';
+import type { IndexFile } from './snapshot.js';
 
 const require = createRequire(import.meta.url);
 // Loaded at the first index built or read: commands that never search do not load faiss.
@@ -23,13 +24,13 @@ const flatHeaderBytes = 45;
  * Refuses bytes faiss would misread before faiss reads them: a wrong count could make it allocate
  * without bound (an abort, not an exception), so a damaged snapshot must never reach it.
  */
-function checkFlatBytes(buffer: Buffer, dimension: number, count: number): void {
+function checkFlatBytes(head: Buffer, length: number, dimension: number, count: number): void {
   const floats = count * dimension;
   const problem =
-    buffer.length !== flatHeaderBytes + floats * 4 ? `${buffer.length} bytes, expected ${flatHeaderBytes + floats * 4}`
-    : buffer.subarray(0, 4).toString('latin1') !== 'IxFI' ? 'not an inner-product flat index'
-    : buffer.readInt32LE(4) !== dimension ? `dimension ${buffer.readInt32LE(4)}, expected ${dimension}`
-    : buffer.readBigInt64LE(8) !== BigInt(count) || buffer.readBigUInt64LE(37) !== BigInt(floats) ? `holds another count of vectors than its ${count} ids`
+    length !== flatHeaderBytes + floats * 4 || head.length < flatHeaderBytes ? `${length} bytes, expected ${flatHeaderBytes + floats * 4}`
+    : head.subarray(0, 4).toString('latin1') !== 'IxFI' ? 'not an inner-product flat index'
+    : head.readInt32LE(4) !== dimension ? `dimension ${head.readInt32LE(4)}, expected ${dimension}`
+    : head.readBigInt64LE(8) !== BigInt(count) || head.readBigUInt64LE(37) !== BigInt(floats) ? `holds another count of vectors than its ${count} ids`
     : null;
   if (problem) throw new Error(`vector snapshot index: ${problem}`);
 }
@@ -45,6 +46,8 @@ export interface RestoredFrom {
   readonly count: number;
   readonly ids: () => readonly string[];
   readonly bytes: () => Buffer;
+  /** The bytes checked, then read by faiss from the file itself (one copy); absent when it cannot. */
+  readonly viaFile?: <T>(use: (file: IndexFile) => T) => T;
 }
 
 /**
@@ -65,15 +68,24 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     if (restoredBytes) return restoredBytes;
     const from = restored as RestoredFrom;
     const read = from.bytes();
-    checkFlatBytes(read, dimension, from.count);
+    checkFlatBytes(read, read.length, dimension, from.count);
     return (restoredBytes = read);
   };
+  const readFaiss = (from: RestoredFrom): FaissIndex =>
+    from.viaFile && !restoredBytes
+      ? from.viaFile((file) => {
+          checkFlatBytes(file.head, file.length, dimension, from.count);
+          return faiss().IndexFlatIP.read(file.path);
+        })
+      : faiss().IndexFlatIP.fromBuffer(bytes());
   let built: FaissIndex | null = restored ? null : new (faiss().IndexFlatIP)(dimension);
   const index = (): FaissIndex => {
     if (built) return built;
-    const made = faiss().IndexFlatIP.fromBuffer(bytes());
-    const count = (restored as RestoredFrom).count;
-    if (made.ntotal() !== count) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${count} ids`);
+    const from = restored as RestoredFrom;
+    const made = readFaiss(from);
+    if (made.ntotal() !== from.count) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${from.count} ids`);
+    // faiss holds its own copy now: from here the index serialises itself.
+    restoredBytes = null;
     return (built = made);
   };
 
@@ -94,8 +106,8 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
 
   return {
     dimension,
-    /** Reads and checks the restored bytes now (a no-op once read, or for a new index); throws what reading them throws. */
-    load: (): void => void (built || !restored || (currentIds(), bytes())),
+    /** Reads and checks the restored ids and bytes into faiss now (a no-op once read, or for a new index); throws what reading them throws. */
+    load: (): void => void (built || !restored || (currentIds(), index())),
     size: () => (idList ? idList.length : (restored as RestoredFrom).count),
     has: (id: string) => positions().has(id),
     ids: (): readonly string[] => currentIds(),

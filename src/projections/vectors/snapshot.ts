@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { closeSync, existsSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { parseLists, parseSummary, SnapshotDamagedError, splitHeader, type SnapshotHeader, type SnapshotLists, type SnapshotSummary } from './snapshot-header.js';
-import { format2Magic, readFormat1, readFormat2, type LegacySnapshot } from './snapshot-legacy.js';
+import { readLegacy, type LegacySnapshot } from './snapshot-legacy.js';
+import { digestBytes, digestOf, lengthsBytes, magic, trailerBytes, type Snapshot } from './snapshot-write.js';
+
+export { writeSnapshot, writeSnapshotAsync, type Snapshot } from './snapshot-write.js';
 
 export { SnapshotDamagedError, type SnapshotHeader, type SnapshotLists, type SnapshotSummary } from './snapshot-header.js';
 
-export interface Snapshot {
-  readonly header: SnapshotHeader;
-  readonly index: Buffer;
-  /** Read from a format 1 or 2 file: the store rewrites it in format 3 at its next close. */
-  readonly legacy?: true;
+/** The FAISS bytes where faiss can read them itself: the first `length` bytes of the file at `path`. */
+export interface IndexFile {
+  readonly path: string;
+  readonly length: number;
+  /** The first bytes (at most 64), checked with the rest: what to check before faiss reads. */
+  readonly head: Buffer;
 }
 
 /** A snapshot opened by its (checked) summary; its lists and index bytes are read on demand. */
@@ -22,147 +24,86 @@ export interface OpenedSnapshot {
   lists(): SnapshotLists;
   /** The FAISS bytes, checked against their digest; throws SnapshotDamagedError. Closes the file. */
   index(): Buffer;
+  /**
+   * Checks the FAISS bytes against their digest (read in slices, not kept), then gives `use` a
+   * path to this same open file, which starts with them: faiss reads them with one copy, where
+   * `index()` and faiss-node's fromBuffer make four. Closes the file. Absent when the file cannot
+   * be named by its descriptor (no /proc) or was read whole.
+   */
+  readonly viaFile?: <T>(use: (file: IndexFile) => T) => T;
   /** Closes the file without reading the index. */
   close(): void;
 }
 
-/*
- * Format 3 (ADR 24, ADR 26): magic, summary length (u32 LE), lists length (u64 LE), index length
- * (u64 LE); sha256 of the magic, the lengths, the summary and the lists; sha256 of the index; then
- * the summary (the header's JSON without its id lists, with their lengths), the lists (JSON) and
- * the FAISS bytes. The lengths tell truncation from a changed byte. An open checks the first
- * digest and parses the summary alone: counts and checkpoint, all `status` needs. The lists are
- * parsed and the index read and checked by its own digest when a command first needs them.
- */
-const magic = Buffer.from('LMSNAP3\n', 'latin1');
-const prefixBytes = magic.length + 4 + 8 + 8;
-const digestBytes = 32;
-const bodyStart = prefixBytes + 2 * digestBytes;
-
-const digestOf = (parts: readonly Buffer[]): Buffer => {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  return hash.digest();
-};
-
-const prefixOf = (summary: number, lists: number, index: number): Buffer => {
-  const prefix = Buffer.alloc(prefixBytes);
-  magic.copy(prefix);
-  prefix.writeUInt32LE(summary, magic.length);
-  prefix.writeBigUInt64LE(BigInt(lists), magic.length + 4);
-  prefix.writeBigUInt64LE(BigInt(index), magic.length + 12);
-  return prefix;
-};
-
-/** The file's parts in order; the index digest is given, so a caller may hash the index in slices. */
-function partsOf(snapshot: Snapshot, indexDigest: Buffer): Buffer[] {
-  const { summary, lists } = splitHeader(snapshot.header);
-  const [head, body] = [Buffer.from(JSON.stringify(summary), 'utf8'), Buffer.from(JSON.stringify(lists), 'utf8')];
-  const prefix = prefixOf(head.length, body.length, snapshot.index.length);
-  return [prefix, digestOf([prefix, head, body]), indexDigest, head, body, snapshot.index];
-}
-
-/** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
-export function writeSnapshot(path: string, snapshot: Snapshot): void {
-  const parts = partsOf(snapshot, digestOf([snapshot.index]));
-  const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    for (const part of parts) writeSync(fd, part);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  // The rename itself is durable only once the folder is synced.
-  const dir = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-}
-
-const sliceBytes = 4 * 1024 * 1024;
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * writeSnapshot without stopping the event loop: the index is hashed 4 MiB at a time with a turn
- * between, the writes, syncs and rename run on libuv's threads. Same bytes, same all-or-nothing.
- */
-export async function writeSnapshotAsync(path: string, snapshot: Snapshot): Promise<void> {
-  const hash = createHash('sha256');
-  for (let at = 0; at < snapshot.index.length; at += sliceBytes) {
-    hash.update(snapshot.index.subarray(at, at + sliceBytes));
-    await turn();
-  }
-  const parts = partsOf(snapshot, hash.digest());
-  const tmp = `${path}.tmp`;
-  const file = await open(tmp, 'w');
-  try {
-    // writeFile writes all of each part, from where the last one ended.
-    for (const part of parts) await file.writeFile(part);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await rename(tmp, path);
-  const dir = await open(dirname(path), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
-}
-
 /** Exactly `length` bytes at `position` of an open file; fewer means the file changed under us. */
-function readAt(fd: number, position: number, length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(length);
+function readAt(fd: number, position: number, length: number, into = Buffer.allocUnsafe(length)): Buffer {
   let done = 0;
   while (done < length) {
-    const n = readSync(fd, bytes, done, length - done, position + done);
+    const n = readSync(fd, into, done, length - done, position + done);
     if (n === 0) throw new SnapshotDamagedError(`truncated while read: ${position + done} bytes`);
     done += n;
   }
-  return bytes;
-}
-
-/** The lengths the prefix announces, checked against the file's size (truncation). */
-function lengthsOf(fd: number, size: number): { summary: number; lists: number; index: number } {
-  if (size < bodyStart) throw new SnapshotDamagedError(`truncated: ${size} bytes`);
-  const prefix = readAt(fd, 0, prefixBytes);
-  const [summary, lists, index] = [prefix.readUInt32LE(magic.length), prefix.readBigUInt64LE(magic.length + 4), prefix.readBigUInt64LE(magic.length + 12)];
-  const expected = BigInt(bodyStart + summary) + lists + index;
-  if (BigInt(size) !== expected) throw new SnapshotDamagedError(`${size} bytes, its lengths say ${expected}: truncated or extended`);
-  return { summary, lists: Number(lists), index: Number(index) };
+  return into.subarray(0, length);
 }
 
 const damaged = (error: unknown): SnapshotDamagedError =>
   error instanceof SnapshotDamagedError ? error : new SnapshotDamagedError(`unreadable: ${(error as Error).message}`);
 
-/** Format 3: the summary checked and parsed now, the lists when asked, the index read and checked by `index()`. */
-function openChecked(fd: number, size: number, generation: number | undefined): OpenedSnapshot {
-  const lengths = lengthsOf(fd, size);
-  const digests = readAt(fd, prefixBytes, 2 * digestBytes);
-  const head = readAt(fd, bodyStart, lengths.summary + lengths.lists);
-  if (!digestOf([prefixOf(lengths.summary, lengths.lists, lengths.index), head]).equals(digests.subarray(0, digestBytes))) {
-    throw new SnapshotDamagedError('checksum mismatch: a byte changed (header)');
+/** The trailer's lengths, checked against the file's size (truncation), and its two digests. */
+function trailerOf(trailer: Buffer, size: number) {
+  const lengths = trailer.subarray(0, lengthsBytes);
+  const [summary, lists, index] = [lengths.readUInt32LE(magic.length), lengths.readBigUInt64LE(magic.length + 4), lengths.readBigUInt64LE(magic.length + 12)];
+  const expected = BigInt(summary) + lists + index + BigInt(trailerBytes);
+  if (BigInt(size) !== expected) throw new SnapshotDamagedError(`${size} bytes, its lengths say ${expected}: truncated or extended`);
+  const digests = trailer.subarray(lengthsBytes);
+  return { lengths, summary, lists: Number(lists), index: Number(index), headDigest: digests.subarray(0, digestBytes), indexDigest: digests.subarray(digestBytes) };
+}
+
+/** The FAISS bytes are hashed this many at a time through one buffer: fresh pages cost more than the hashing. */
+const checkSlice = 1024 * 1024;
+// faiss opens the descriptor's own file (the one opened, even if another was renamed into its place since).
+const fdPath = (fd: number): string | undefined => (existsSync(`/proc/self/fd/${fd}`) ? `/proc/self/fd/${fd}` : undefined);
+
+const indexMismatch = (): SnapshotDamagedError => new SnapshotDamagedError('checksum mismatch: a byte changed (index)');
+
+/** Checks the first `length` bytes of the file against `digest`, a slice at a time through one buffer; returns the first 64. */
+function checkInSlices(fd: number, length: number, digest: Buffer): Buffer {
+  const hash = createHash('sha256');
+  const slice = Buffer.allocUnsafe(Math.min(checkSlice, length));
+  let first = Buffer.alloc(0);
+  for (let at = 0; at < length; at += slice.length) {
+    const bytes = readAt(fd, at, Math.min(slice.length, length - at), slice);
+    if (at === 0) first = Buffer.from(bytes.subarray(0, 64));
+    hash.update(bytes);
   }
-  const summary = parseSummary(head.subarray(0, lengths.summary), generation);
+  if (!hash.digest().equals(digest)) throw indexMismatch();
+  return first;
+}
+
+/** Format 4: the summary checked and parsed now, the lists when asked, the index checked by `index()` or `viaFile()`. */
+function openChecked(fd: number, size: number, generation: number | undefined): OpenedSnapshot {
+  const trailer = trailerOf(readAt(fd, size - trailerBytes, trailerBytes), size);
+  const head = readAt(fd, trailer.index, trailer.summary + trailer.lists);
+  if (!digestOf([trailer.lengths, head]).equals(trailer.headDigest)) throw new SnapshotDamagedError('checksum mismatch: a byte changed (header)');
+  const summary = parseSummary(head.subarray(0, trailer.summary), generation);
   let lists: SnapshotLists | undefined;
   let open = true;
   const close = (): void => {
     if (open) closeSync(fd);
     open = false;
   };
+  const unreadIndex = (): void => {
+    if (!open) throw new Error('snapshot closed before its index was read');
+  };
+  const path = fdPath(fd);
   return {
     summary,
-    lists: () => (lists ??= parseLists(head.subarray(lengths.summary), summary)),
+    lists: () => (lists ??= parseLists(head.subarray(trailer.summary), summary)),
     index: () => {
-      if (!open) throw new Error('snapshot closed before its index was read');
+      unreadIndex();
       try {
-        const index = readAt(fd, bodyStart + lengths.summary + lengths.lists, lengths.index);
-        if (!digestOf([index]).equals(digests.subarray(digestBytes))) throw new SnapshotDamagedError('checksum mismatch: a byte changed (index)');
+        const index = readAt(fd, 0, trailer.index);
+        if (!digestOf([index]).equals(trailer.indexDigest)) throw indexMismatch();
         return index;
       } catch (error) {
         throw damaged(error);
@@ -170,6 +111,22 @@ function openChecked(fd: number, size: number, generation: number | undefined): 
         close();
       }
     },
+    ...(path === undefined ? {} : {
+      viaFile: <T>(use: (file: IndexFile) => T): T => {
+        unreadIndex();
+        try {
+          let first: Buffer;
+          try {
+            first = checkInSlices(fd, trailer.index, trailer.indexDigest);
+          } catch (error) {
+            throw damaged(error);
+          }
+          return use({ path, length: trailer.index, head: first });
+        } finally {
+          close();
+        }
+      },
+    }),
     close,
   };
 }
@@ -180,11 +137,18 @@ function whole({ header, index }: LegacySnapshot): OpenedSnapshot {
   return { summary, legacy: true, lists: () => lists, index: () => index, close: () => undefined };
 }
 
+/** Format 4 by its trailer's magic; a file that starts as a FAISS index without it lost its end. */
+function isFormat4(fd: number, size: number): boolean {
+  if (size >= trailerBytes && readAt(fd, size - trailerBytes, magic.length).equals(magic)) return true;
+  if (size >= 4 && readAt(fd, 0, 4).toString('latin1') === 'IxFI') throw new SnapshotDamagedError(`truncated, or its trailer changed: ${size} bytes`);
+  return false;
+}
+
 /**
- * The snapshot at `path` opened by its summary, or undefined when there is none (format 3; older
+ * The snapshot at `path` opened by its summary, or undefined when there is none (format 4; older
  * formats are read and checked whole now). Throws SnapshotDamagedError when the file is
  * unreadable, truncated, changed, or of another generation than the one asked for. The file stays
- * open until `index()` or `close()`, so a snapshot another process renames into its place
+ * open until its index is read or `close()`, so a snapshot another process renames into its place
  * meanwhile is not mixed with this one.
  */
 export function openSnapshot(path: string, generation?: number): OpenedSnapshot | undefined {
@@ -198,10 +162,8 @@ export function openSnapshot(path: string, generation?: number): OpenedSnapshot 
   let opened: OpenedSnapshot | undefined;
   try {
     const size = fstatSync(fd).size;
-    const first = size >= magic.length ? readAt(fd, 0, magic.length) : Buffer.alloc(0);
-    if (first.equals(magic)) return (opened = openChecked(fd, size, generation));
-    const bytes = readAt(fd, 0, size);
-    return whole(first.equals(format2Magic) ? readFormat2(bytes, generation) : readFormat1(bytes, generation));
+    if (isFormat4(fd, size)) return (opened = openChecked(fd, size, generation));
+    return whole(readLegacy(readAt(fd, 0, size), generation));
   } catch (error) {
     throw damaged(error);
   } finally {

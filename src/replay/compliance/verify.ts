@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ValidationError } from '../../events/errors.js';
 import { parseCsv } from '../transfer/csv.js';
 import { fileNames, manifestName, type ComplianceManifest } from './export.js';
 import { csvColumns, type RecordType } from './records.js';
 import { signatureName } from './signature.js';
 import { checkSignature, type SignatureCheck, type TrustedKey } from './verify-signature.js';
+
+// readline is loaded when an export is verified, not by every command that loads this module (ADR 26).
+const lazyRequire = createRequire(import.meta.url);
 
 export type { SignatureTrust, TrustedKey } from './verify-signature.js';
 
@@ -50,6 +53,7 @@ async function jsonlCounts(path: string): Promise<{ counts: Map<string, number>;
   const counts = new Map<string, number>();
   let lines = 0;
   let bad = 0;
+  const { createInterface } = lazyRequire('node:readline') as typeof import('node:readline');
   for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) {
     lines += 1;
     try {
