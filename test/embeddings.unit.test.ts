@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
 import {
@@ -54,6 +55,19 @@ describe('hash embedding provider', () => {
     const [v] = await createHashEmbeddingProvider({ dimension: 8 }).embed(['记忆 memory']);
     // 15 features (2 words, 7 bigrams, 6 trigrams) in 8 signed buckets; the squares sum to 39.
     expect(Array.from(v ?? [], (x) => Math.round(x * Math.sqrt(39)))).toEqual([2, -1, 0, -2, 4, -2, 1, -3]);
+  });
+
+  it('hashes the UTF-8 bytes TextEncoder gives, for any string (lone surrogates too)', () => {
+    const viaEncoder = (text: string, seed = 0x811c9dc5): number => {
+      let hash = seed;
+      for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+      return hash;
+    };
+    const anyText = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }));
+    fc.assert(fc.property(anyText, fc.integer({ min: 0, max: 0xffffffff }), (text, seed) => {
+      expect(fnv1a32(text)).toBe(viaEncoder(text));
+      expect(fnv1a32(text, seed)).toBe(viaEncoder(text, seed));
+    }), { numRuns: 2000 });
   });
 
   it('maps empty and punctuation-only text to a zero vector, never NaN', async () => {

@@ -14,16 +14,39 @@ export const hashProviderDefaults = { dimension: 256, maxInputChars: 8000 } as c
 
 // Bumped whenever the features or the hashing change, so old vectors get another fingerprint.
 const featureVersion = 1;
-const utf8 = new TextEncoder();
 
-/** FNV-1a, 32 bits, over the UTF-8 bytes: the same on every machine and every run. */
+const mix = (hash: number, byte: number): number => Math.imul(hash ^ byte, 0x01000193) >>> 0;
+
+/**
+ * FNV-1a, 32 bits, over the UTF-8 bytes: the same on every machine and every run. The bytes are
+ * made from the UTF-16 units as TextEncoder makes them (a lone surrogate is U+FFFD), without an
+ * array per text: an import hashes a few hundred features per memory.
+ */
 export function fnv1a32(text: string, seed = 0x811c9dc5): number {
   let hash = seed >>> 0;
-  for (const byte of utf8.encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
+  for (let i = 0; i < text.length; i += 1) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) {
+      hash = mix(hash, c);
+      continue;
+    }
+    if (c < 0x800) {
+      hash = mix(mix(hash, 0xc0 | (c >> 6)), 0x80 | (c & 0x3f));
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = text.charCodeAt(i + 1);
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        const code = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+        i += 1;
+        hash = mix(mix(mix(mix(hash, 0xf0 | (code >> 18)), 0x80 | ((code >> 12) & 0x3f)), 0x80 | ((code >> 6) & 0x3f)), 0x80 | (code & 0x3f));
+        continue;
+      }
+      c = 0xfffd;
+    }
+    hash = mix(mix(mix(hash, 0xe0 | (c >> 12)), 0x80 | ((c >> 6) & 0x3f)), 0x80 | (c & 0x3f));
   }
-  return hash >>> 0;
+  return hash;
 }
 
 /** The features of one text: jieba words (`w:`) and character 2- and 3-grams (`2:`, `3:`). */
