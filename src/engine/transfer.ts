@@ -9,7 +9,7 @@ import { csvExport, nativeExport } from '../replay/transfer/format.js';
 import { parseImport } from '../replay/transfer/parse.js';
 import { planImport, type ImportPlan } from '../replay/transfer/plan.js';
 import type { Environment } from './clock.js';
-import { embedWithCache, type EmbeddingCache, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
 import { commandMetadata } from './system-events.js';
 import { importStreams } from './import-batch.js';
@@ -126,8 +126,6 @@ export function createTransfer(deps: TransferDeps) {
         const m = commandMetadata(env, actor, { correlationId: importId, causationId: importId });
         return suffix ? { ...m, commandId: `${importId}.${suffix}` } : m;
       };
-      // One batched embedding pass first; a provider failure here is retried, and recorded, per memory.
-      await embedWithCache(deps.provider, deps.cache, memories.map((m) => m.data.text)).catch(() => undefined);
       const started = stampEvents([{
         type: 'MemoriesImportStarted',
         schemaVersion: 1,

@@ -16,8 +16,9 @@
  *   earlier in the same run on the same log (erasure-rows.ts).
  *
  * Alone (only these rows, with their own log and full rebuild):
- *   node dist/test/bench/scale.bench.js [--json] [--memories=N] [--imports=N] [--writes=N]
- * (--writes: memories through writeMemory one by one and through writeMemories, default 500.)
+ *   node dist/test/bench/scale.bench.js [--json] [--memories=N] [--imports=N] [--writes=N] [--only=writes]
+ * (--writes: memories through writeMemory one by one and through writeMemories, default 500;
+ * --only=writes: the write and import rows only, no log built, no rebuild.)
  */
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -31,7 +32,7 @@ import { memoryInput, type MemoryInput } from './corpus.js';
 import { logStart, writtenEvent } from './log-events.js';
 import { distinctQueries } from './recall.bench.js';
 import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { benchDir, intArg, isEntryPoint, machineMeta, progress, quantile, rates, timed, type Timing } from './support.js';
+import { benchDir, intArg, strArg, isEntryPoint, machineMeta, progress, quantile, rates, timed, type Timing } from './support.js';
 import { erasureRows } from './erasure-rows.js';
 import { rebuildRows } from './raw-rebuild.js';
 import { buildLog, engineWrites } from './projections.bench.js';
@@ -215,9 +216,15 @@ async function runScaleBench(): Promise<BenchReport> {
   const loadAtStart = loadavg()[0] ?? 0;
   const dir = benchDir('lmem-bench-scale-');
   const meta: Record<string, string | number | boolean> = { memories, imports, writes };
+  const report = (rows: BenchRow[]): BenchReport => ({
+    title: 'LivingMemory scale benchmark (ratio = ours / baseline, in the same run)',
+    meta: { ...machineMeta(dir.dir, loadAtStart), ...meta, totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100 },
+    rows,
+  });
   try {
     const rows = await writeRows(dir.dir, (name) => dir.file(name), writes);
     rows.push(...(await importRows(dir.dir, (name) => dir.file(name), imports)));
+    if (strArg('only') === 'writes') return report(rows);
     progress(`scale: building a log of ${memories} memories (not timed)`);
     const dataDir = join(dir.dir, 'store');
     const built = await buildLog(join(dataDir, 'livingmemory.db'), memories);
@@ -231,15 +238,7 @@ async function runScaleBench(): Promise<BenchReport> {
     const label = `full rebuild, ${engineProjections.length} SQLite projections + 2 vector indexes in one replay`;
     rows.push(...(await rebuildRows(dataDir, (name) => dir.file(name), { events, memories, documentRows: built.documentRows, ours: fullRebuildTiming, label })));
     rows.push(...(await storeRows({ dataDir, memories, provider, fullRebuildSeconds, fullRebuild: fullRebuildTiming, meta })));
-    return {
-      title: 'LivingMemory scale benchmark (ratio = ours / baseline, in the same run)',
-      meta: {
-        ...machineMeta(dir.dir, loadAtStart),
-        ...meta,
-        totalSeconds: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
-      },
-      rows,
-    };
+    return report(rows);
   } finally {
     dir.remove();
   }
