@@ -10,7 +10,7 @@ import { createErasure, defaultErasureSteps } from './erase/index.js';
 import { backupBeforeErase, shredBackupsStep } from './backups/erasure.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
-import { createRecallWorker, recallThreadTables } from './recall-worker.js';
+import { createRecallWorker, recallThreadFrom, recallThreadTables } from './recall-worker.js';
 import { createReranker } from '../providers/rerank.js';
 import type { Reranker } from '../queries/recall/rank.js';
 import { defaultRecallSettings, type RecallSettings } from '../queries/recall/types.js';
@@ -94,7 +94,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const access = createAccessBatcher(log, env, { effects: accessAtomEvents(indexes.atoms, config.lifecycle.atoms, atomsFresh), written: atomsFresh });
   const reranker = options.reranker ?? createReranker(config.rerank);
   const settings = options.recallSettings ? { settings: { ...defaultRecallSettings, ...options.recallSettings } } : {};
-  const worker = createRecallWorker(db, () => recallThreadTables(indexes.runner.liveTable));
+  // A store too small for the thread to pay never starts it (ADR 21).
+  const worker = createRecallWorker(db, () => recallThreadTables(indexes.runner.liveTable), () => indexes.vectors.ids().length >= recallThreadFrom);
   const recall = createRecall({ indexes, provider, env, access, reranker, worker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
   const write = createWritePath({

@@ -42,6 +42,15 @@ export const slots = 256;
  * milliseconds of CPU, which a CLI command or a test's engine, with a recall or two, never earns back.
  */
 const startAfter = 16;
+
+/**
+ * Memories a store holds before the thread is worth its hand-offs. At 10k a recall's keyword sides
+ * are about 4 ms of CPU and handing them over added about 3 ms (15.1 against 12.3 ms of CPU a
+ * global recall, all threads), so on two shared cores recall was slower with it (ADR 21); at 100k
+ * it moves 24 ms off this thread. Between the two measured sizes, where the moved work is about
+ * twice its cost.
+ */
+export const recallThreadFrom = 30_000;
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
 /**
@@ -49,10 +58,11 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
  * recall's SQL and its vector searches use two cores (ADR 21). A request is handed over, and the
  * caller, once done with its own part, claims it back unless the thread has started on it: with no
  * idle core the caller never waits for a thread that is not running. Started after the first few
- * requests; those, and any made before it is ready or after it failed, get null: the route runs them
- * on the caller's thread. Null for a store with no file a second connection could open.
+ * requests, and only while `worthIt()` (the engine's: the store holds `recallThreadFrom` memories);
+ * those, and any made before it is ready or after it failed, get null: the route runs them on the
+ * caller's thread. Null for a store with no file a second connection could open.
  */
-export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
+export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, worthIt: () => boolean = () => true) {
   if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(threadScript()))) return null;
   let worker: Worker | null = null;
   // Set by the thread once its connection is open; read without waiting for an event, since a busy
@@ -93,7 +103,7 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables) {
   const ask = <T>(request: { kind: 'keyword'; match: string | null; filter: KeywordRequest } | { kind: 'graph'; graph: GraphCandidatesRequest }): Handed<T> | null => {
     if (failed) return null;
     asked += 1;
-    if (asked < startAfter) return null;
+    if (asked < startAfter || !worthIt()) return null;
     worker ??= start();
     const id = next + 1;
     if (Atomics.load(ready, 0) !== 1 || pending.has(id - slots)) return null;

@@ -27,17 +27,20 @@ interface Row {
 /*
  * Live generation numbers for the read path, which asks for them on every query; one cache per
  * connection, so a switch made through any store on it clears it, and a switch made by another
- * connection moves PRAGMA data_version.
+ * connection moves PRAGMA data_version. That pragma is read once per run of synchronous code (a
+ * recall asks for table names dozens of times, and read it twice for each): a switch another connection
+ * commits meanwhile is seen at the next turn, as one committed just after the check always was.
  */
 interface LiveCache {
   numbers: Map<string, number>;
   failures: Map<string, ProjectionFailure | null>;
   version: number;
+  checked: boolean;
 }
 const liveCaches = new WeakMap<SqliteDatabase, LiveCache>();
 function liveCacheOf(db: SqliteDatabase): LiveCache {
   let cache = liveCaches.get(db);
-  if (!cache) liveCaches.set(db, (cache = { numbers: new Map(), failures: new Map(), version: -1 }));
+  if (!cache) liveCaches.set(db, (cache = { numbers: new Map(), failures: new Map(), version: -1, checked: false }));
   return cache;
 }
 const clear = (cache: LiveCache): void => {
@@ -89,6 +92,11 @@ export function createGenerationStore(db: SqliteDatabase) {
     return row && { position: BigInt(row.position), error: row.error };
   };
   const fresh = (): void => {
+    if (cache.checked) return;
+    cache.checked = true;
+    queueMicrotask(() => {
+      cache.checked = false;
+    });
     const version = stmt.dataVersion.get() as number;
     if (version !== cache.version) {
       clear(cache);

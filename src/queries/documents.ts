@@ -8,6 +8,9 @@ export interface MemoryDocument extends DocumentMetadata {
   readonly text: string;
 }
 
+/** What a scope check reads of a memory. */
+export type DocumentScope = Pick<MemoryDocument, 'status' | 'sessionId' | 'personaId' | 'userId'>;
+
 export interface ListFilter {
   readonly sessionId?: string;
   readonly personaId?: string;
@@ -101,6 +104,18 @@ export function createDocumentQueries(db: SqliteDatabase, tableOf: (name: 'docum
       // The ids as one JSON parameter: the same statement text for any number of them.
       const sql = `SELECT ${columns} FROM ${table()} WHERE memory_id IN (SELECT value FROM json_each(?))`;
       return new Map((prepare(sql).all(JSON.stringify(memoryIds)) as Row[]).map((row) => [row.memory_id, toDocument(row)]));
+    },
+    /**
+     * Only the status and scope of memories, for scope checks: a tenth of a whole row's cost (no
+     * vitals joined, no JSON parsed here), where most rows checked fail (ADR 21).
+     */
+    scopesOf(memoryIds: readonly string[]): Map<string, DocumentScope> {
+      if (memoryIds.length === 0) return new Map();
+      const field = (name: keyof DocumentScope) => `json_extract(metadata, '$.${name}') AS ${name}`;
+      const sql = `SELECT memory_id, ${(['status', 'sessionId', 'personaId', 'userId'] as const).map(field).join(', ')} FROM ${tableOf('documents')}
+        WHERE memory_id IN (SELECT value FROM json_each(?))`;
+      const rows = prepare<[string], DocumentScope & { memory_id: string }>(sql).all(JSON.stringify(memoryIds));
+      return new Map(rows.map(({ memory_id, ...scope }) => [memory_id, scope]));
     },
     /**
      * Up to `reach` memories written before and after each given one in its session, nearest

@@ -10,13 +10,24 @@
 const escapeRegExp = (term: string): string => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const han = /\p{Script=Han}/u;
 
+// Each name's pattern is compiled once: a recall checks every participant of its pool (no global flag, so no state).
+const patterns = new Map<string, RegExp>();
+function wordPattern(wanted: string): RegExp {
+  let pattern = patterns.get(wanted);
+  if (!pattern) {
+    if (patterns.size >= 4096) patterns.clear();
+    patterns.set(wanted, (pattern = new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(wanted)}(?![\p{L}\p{N}])`, 'iu')));
+  }
+  return pattern;
+}
+
 /** Whether `query` names `name`: as a whole word (no letter or digit around it), case aside; a Chinese name as a substring. */
 export function names(query: string, name: string): boolean {
   const wanted = name.normalize('NFKC').trim();
   if (wanted.length === 0) return false;
   const text = query.normalize('NFKC');
   if (han.test(wanted)) return text.includes(wanted);
-  return new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(wanted)}(?![\p{L}\p{N}])`, 'iu').test(text);
+  return wordPattern(wanted).test(text);
 }
 
 /**

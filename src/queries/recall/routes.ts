@@ -1,4 +1,4 @@
-import type { MemoryDocument } from '../documents.js';
+import type { DocumentScope, MemoryDocument } from '../documents.js';
 import type { GraphQueries } from '../graph.js';
 import type { KeywordHit } from '../keyword.js';
 import { inScope, type ScopeFilter } from './scope.js';
@@ -16,7 +16,11 @@ export interface RouteSources {
   /** Vector search over graph entries: hits are entry ids. */
   readonly graphVectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
   readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighboursOfMany' | 'memoriesOfEach' | 'entriesOfMemories'>;
-  readonly documents: { getMany(ids: readonly string[]): Map<string, MemoryDocument> };
+  readonly documents: {
+    getMany(ids: readonly string[]): Map<string, MemoryDocument>;
+    /** Status and scope alone, cheaper than whole documents (see liveInScope). */
+    scopesOf?(ids: readonly string[]): Map<string, DocumentScope>;
+  };
   readonly embedQuery: (query: string) => Promise<Float32Array>;
   /** What the embedding provider embeds meaningfully; absent when it embeds every text. */
   readonly embedding?: EmbeddingReach;
@@ -81,16 +85,20 @@ export function withDocumentMemo<S extends RouteSources>(sources: S): S {
       return doc ? [[id, doc] as const] : [];
     }));
   };
-  return { ...sources, documents: { getMany } };
+  return { ...sources, documents: { ...sources.documents, getMany } };
 }
 
 type Keep = (doc: MemoryDocument) => boolean;
 
+const live = (doc: DocumentScope | undefined, filter: ScopeFilter): boolean => doc !== undefined && doc.status === 'active' && inScope(doc, filter);
+
 const liveInScope = (sources: RouteSources, ids: readonly string[], filter: ScopeFilter, keep?: Keep): Set<string> => {
-  const docs = sources.documents.getMany(ids);
+  // In a session, user or persona scope most hits fall outside it: only their scope is read, then whole documents of those in it.
+  const scopes = Object.keys(filter).length > 0 ? sources.documents.scopesOf?.(ids) : undefined;
+  const docs = sources.documents.getMany(scopes ? ids.filter((id) => live(scopes.get(id), filter)) : ids);
   return new Set(ids.filter((id) => {
     const doc = docs.get(id);
-    return doc !== undefined && doc.status === 'active' && inScope(doc, filter) && (keep === undefined || keep(doc));
+    return live(doc, filter) && (keep === undefined || keep(doc as MemoryDocument));
   }));
 };
 
