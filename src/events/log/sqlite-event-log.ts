@@ -34,6 +34,7 @@ export interface SqliteEventLogOptions {
 
 /** The SQLite log also keeps a hash chain over its rows (ADR 16). */
 export interface SqliteEventLog extends EventLog {
+  storedSizes(options?: ReadAllOptions): Promise<number[]>;
   /** Walks the whole log in pages and reports its first broken link, if any. */
   verifyChain(options?: VerifyChainOptions): Promise<ChainReport>;
   /** Every stored event the subject's current key seals, opened (a scan of the log; for erasure). */

@@ -16,7 +16,19 @@ export function names(query: string, name: string): boolean {
   if (wanted.length === 0) return false;
   const text = query.normalize('NFKC');
   if (han.test(wanted)) return text.includes(wanted);
-  return new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(wanted)}(?![\p{L}\p{N}])`, 'iu').test(text);
+  return wordPattern(wanted).test(text);
+}
+
+// Compiling a pattern with Unicode classes cost more than the test itself: about 10 ms of one
+// recall's turn of the event loop at 10k memories (issue 17). Kept per name, a bounded number.
+const patterns = new Map<string, RegExp>();
+function wordPattern(name: string): RegExp {
+  let pattern = patterns.get(name);
+  if (pattern) return pattern;
+  if (patterns.size >= 4096) patterns.clear();
+  pattern = new RegExp(String.raw`(?<![\p{L}\p{N}])${escapeRegExp(name)}(?![\p{L}\p{N}])`, 'iu');
+  patterns.set(name, pattern);
+  return pattern;
 }
 
 /**
