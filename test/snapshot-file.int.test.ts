@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFlatIndex } from '../src/projections/vectors/flat-index.js';
-import { indexFileOf, readSnapshot, writeSnapshot, writeSnapshotAsync, type SnapshotHeader } from '../src/projections/vectors/snapshot.js';
+import { indexFileOf, readSnapshot, writeSnapshot, type SnapshotHeader } from '../src/projections/vectors/snapshot.js';
+import { writeSnapshotAsync } from '../src/projections/vectors/snapshot-async.js';
 import { writeTestMemory } from './support/memory-events.js';
 import { openTestStore } from './support/store.js';
 

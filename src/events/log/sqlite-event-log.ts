@@ -76,9 +76,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
     ),
     // octet_length reads the record header only: no overflow page of a large event is loaded.
-    sizes: db.prepare<[number, number, number], number>(
-      'SELECT octet_length(data) + octet_length(metadata) FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?',
-    ).pluck(),
+    sizes: db.prepare<[number, number, number], number>('SELECT octet_length(data) + octet_length(metadata) FROM events WHERE global_position BETWEEN ? AND ? ORDER BY global_position LIMIT ?').pluck(),
     readBackward: db.prepare<[number, number], EventRow>(
       `SELECT ${columns} FROM events WHERE global_position < ? ORDER BY global_position DESC LIMIT ?`,
     ),
@@ -181,9 +179,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     async readAll(opts) {
       return readAll(opts);
     },
-    async storedSizes(opts = {}) {
-      return stmt.sizes.all(...range(opts));
-    },
+    storedSizes: async (opts = {}) => stmt.sizes.all(...range(opts)),
     async readBackward(opts = {}) {
       return decodeRows(stmt.readBackward.all(opts.before === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.before), opts.limit ?? 1000).reverse());
     },

@@ -4,7 +4,8 @@ import type { VectorChange, VectorFeed } from './feed.js';
 import type { ApproximateSettings } from './approximate-index.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
 import { stageIndexWrites, type IndexWrites } from './staged-index.js';
-import type { FileSnapshot, OpenedSnapshot, Snapshot } from './snapshot.js';
+import type { OpenedSnapshot, Snapshot } from './snapshot.js';
+import type { FileSnapshot } from './snapshot-async.js';
 
 /** Where vectors come from: the content-addressed embedding cache the engine filled before appending. */
 export interface VectorSource {

@@ -8,7 +8,8 @@ import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vect
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import { searchVectors, type VectorHit } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
-import { indexFileOf, removeSnapshot, writeSnapshotAsync } from './snapshot.js';
+import { indexFileOf, removeSnapshot } from './snapshot.js';
+import { writeSnapshotAsync } from './snapshot-async.js';
 import { restoreFile, type Restored } from './restore.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
