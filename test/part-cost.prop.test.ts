@@ -31,9 +31,22 @@ describe('the cost model that sizes a replay part (issue 17)', () => {
     expect(model.fit(events(['heavy', 'heavy']), 0, 10)).toBe(1);
   });
 
-  it('given nothing measured yet, then the first part is 64 events at most', () => {
-    expect(typeCost().fit(events(Array<string>(500).fill('a')), 0, 10)).toBe(64);
-    expect(byteCost().fit(Array<number>(500).fill(100), 0, 10)).toBe(64);
+  it('given a type not measured yet, then it is applied alone first, and a part stops before the next unmeasured type', () => {
+    const model = learnt({ cheap: 0.01 });
+    const page = events(['heavy', 'cheap', 'cheap', 'other', 'cheap']);
+    expect(model.fit(page, 0, 10)).toBe(1);
+    expect(model.fit(page, 1, 10)).toBe(2);
+    model.took(30, page.slice(0, 1));
+    // Learnt alone: 30 ms, over the budget, so it stays a part of its own.
+    expect(model.fit(events(['heavy', 'heavy']), 0, 10)).toBe(1);
+  });
+
+  it('given nothing read yet, then the first read is sized by an assumed rate, not by a count', () => {
+    const small = byteCost().fit(Array<number>(5000).fill(100), 0, 10);
+    expect(small).toBeGreaterThan(1000);
+    expect(small).toBeLessThan(2000);
+    // Decays of 75 KB each, about 4.6 ms at the assumed rate: two, not 64 (before, about 60 ms).
+    expect(byteCost().fit(Array<number>(20).fill(75_000), 0, 10)).toBe(2);
   });
 
   it('given a rate per byte learnt, when the events are large, then a read part holds as many as their bytes allow', () => {

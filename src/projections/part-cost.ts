@@ -7,15 +7,21 @@ import type { RecordedEvent } from '../events/log/event-log.js';
  * whenever it reached a run of heavy ones (issue 17: parts of 80-100 ms at 10k memories).
  */
 
-/** The first part, before anything was measured. */
-const firstPart = 64;
+/** Stored bytes decoded a millisecond, assumed until measured (about 20 KB/ms measured here under load). */
+const firstBytes = 16 * 1024;
 
-/** How many of `costs` (estimated ms, from `at`) fit `budgetMs`: at least one, since one event cannot be split. */
-function fitting(count: number, cost: (i: number) => number, budgetMs: number): number {
+/**
+ * How many of the events from `at` fit `budgetMs` by their estimated costs (ms; null: not measured
+ * yet): at least one, since one event cannot be split. An event not measured yet is a part of its
+ * own, so its cost is learnt exactly before it can weigh on a larger part.
+ */
+function fitting(count: number, cost: (i: number) => number | null, budgetMs: number): number {
   let sum = 0;
   let n = 0;
   while (n < count) {
-    sum += cost(n);
+    const one = cost(n);
+    if (one === null) return n === 0 ? 1 : n;
+    sum += one;
     if (n > 0 && sum > budgetMs) break;
     n += 1;
   }
@@ -30,10 +36,8 @@ export function byteCost() {
   return {
     /** How many events, of stored sizes `sizes[at..]`, fit `budgetMs`. */
     fit(sizes: readonly number[], at: number, budgetMs: number): number {
-      const left = sizes.length - at;
-      if (perByte === null) return Math.min(left, firstPart);
-      const rate = perByte;
-      return fitting(left, (i) => (sizes[at + i] as number) * rate, budgetMs);
+      const rate = perByte ?? 1 / firstBytes;
+      return fitting(sizes.length - at, (i) => (sizes[at + i] as number) * rate, budgetMs);
     },
     took(ms: number, bytes: number): void {
       perByte = smooth(perByte, ms / Math.max(1, bytes));
@@ -44,14 +48,11 @@ export function byteCost() {
 /** Applying costs what the event's type costs this writer: learnt in ms per event of each type. */
 export function typeCost() {
   const perType = new Map<string, number>();
-  let average: number | null = null;
-  const estimate = (type: string): number => perType.get(type) ?? average ?? 0;
+  const estimate = (type: string): number => perType.get(type) ?? 0;
   return {
     /** How many of `events[at..]` fit `budgetMs`. */
     fit(events: readonly RecordedEvent[], at: number, budgetMs: number): number {
-      const left = events.length - at;
-      if (average === null) return Math.min(left, firstPart);
-      return fitting(left, (i) => estimate((events[at + i] as RecordedEvent).type), budgetMs);
+      return fitting(events.length - at, (i) => perType.get((events[at + i] as RecordedEvent).type) ?? null, budgetMs);
     },
     /** A part took `ms`: each of its types' estimates is scaled by how far the part's prediction was off. */
     took(ms: number, part: readonly RecordedEvent[]): void {
@@ -61,7 +62,6 @@ export function typeCost() {
         const now = predicted > 0 ? estimate(type) * (ms / predicted) : perEvent;
         perType.set(type, smooth(perType.get(type), now));
       }
-      average = smooth(average, perEvent);
     },
   };
 }
