@@ -41,7 +41,7 @@ const cpuMs = (): number => {
  * (the next catch-up) are not in the snapshot, so digest and position still describe one state.
  * A database with no file to open twice is hashed at once.
  */
-export async function projectionDigestAt(db: SqliteDatabase, projection: Projection, generation: number, budgetMs = 15): Promise<{ digest: string; position: bigint }> {
+export async function projectionDigestAt(db: SqliteDatabase, projection: Projection, generation: number, budgetMs = 8): Promise<{ digest: string; position: bigint }> {
   const checkpointSql = 'SELECT checkpoint FROM projection_generations WHERE name = ? AND generation = ?';
   const checkpointOf = (on: SqliteDatabase): bigint =>
     BigInt((on.prepare(checkpointSql).pluck().get(projection.name, generation) as number | undefined) ?? 0);
@@ -59,7 +59,7 @@ export async function projectionDigestAt(db: SqliteDatabase, projection: Project
       let n = 0;
       for (const row of rowsOf(reader, projection, generation, name, key)) {
         hashRow(hash, row);
-        if ((n += 1) % 1024 === 0 && cpuMs() - sliceStart > budgetMs) {
+        if ((n += 1) % 64 === 0 && cpuMs() - sliceStart > budgetMs) {
           await new Promise((resolve) => setImmediate(resolve));
           sliceStart = cpuMs();
         }

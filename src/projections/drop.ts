@@ -33,7 +33,7 @@ function dataTables(db: SqliteDatabase, table: string): { name: string; shadow: 
  * that in its defensive mode, lifted only for the slice): deleting through the FTS5 table would
  * tokenize every row again.
  */
-export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly string[], budgetMs = 15): Promise<void> {
+export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly string[], budgetMs = 8): Promise<void> {
   for (const table of tables) {
     for (const target of dataTables(db, table)) {
       const sql = `DELETE FROM ${target.name} WHERE ${target.key} IN (SELECT ${target.columns} FROM ${target.name} LIMIT ?)`;

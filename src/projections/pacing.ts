@@ -1,12 +1,14 @@
 import type { EventLog, RecordedEvent } from '../events/log/event-log.js';
 import type { PageWriter } from './page-writer.js';
+import { byteCost, typeCost } from './part-cost.js';
 import { readPage, type PageRead } from './read-page.js';
 
 /**
  * The event loop's share of a replay (issue 17: no pause over 50 ms while recalls run): a page is
- * read and applied in parts, each about `budgetMs` of CPU, with a turn of the loop in
- * between. Pages stay large (a projection's settle and a vector page's look-ups are per part, so
- * per page of a cheap read model); only the costly ones (decoding, the graph) split theirs.
+ * read and applied in parts, each about `budgetMs` of CPU, with a turn of the loop in between.
+ * Reads are sized by the events' stored bytes (when the log tells them), applies by what each
+ * event type cost that writer (part-cost.ts). Pages stay large (a projection's settle and a vector
+ * page's look-ups are per part, so per page of a cheap read model); only costly ones split theirs.
  */
 export interface Pacer {
   /** Reads a page of up to `limit` events in parts. */
@@ -23,51 +25,50 @@ const now = (): number => {
 };
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** How many events fit the budget, from what the last parts cost (ms per event, smoothed). */
-function partSizer(budgetMs: number, smallest: number) {
-  let perEvent: number | null = null;
-  return {
-    size: (left: number): number => (perEvent === null ? Math.min(left, 64) : Math.max(smallest, Math.min(left, Math.floor(budgetMs / perEvent)))),
-    took(ms: number, events: number): void {
-      const observed = ms / Math.max(1, events);
-      perEvent = perEvent === null ? observed : 0.5 * perEvent + 0.5 * observed;
-    },
-  };
+/** Stored sizes of the next `limit` events, or as many of 64 bytes when the log cannot tell (parts then go by count). */
+async function sizesOf(log: EventLog, from: bigint, limit: number, to?: bigint): Promise<number[]> {
+  const range = { from, limit, ...(to === undefined ? {} : { to }) };
+  return log.storedSizes ? log.storedSizes(range) : new Array<number>(limit).fill(64);
 }
 
-export function createPacer(budgetMs = 20): Pacer {
-  const reading = partSizer(budgetMs, 16);
-  const applying = new WeakMap<PageWriter, ReturnType<typeof partSizer>>();
+export function createPacer(budgetMs = 10): Pacer {
+  const reading = byteCost();
+  const applying = new WeakMap<PageWriter, ReturnType<typeof typeCost>>();
   return {
     async read(log, from, limit, to) {
       const page: RecordedEvent[] = [];
+      const sizes = await sizesOf(log, from, limit, to);
+      // Nothing stored there (yet): one read says so, as before.
+      if (sizes.length === 0) sizes.push(64);
+      let at = 0;
       for (;;) {
         await turn();
-        const want = reading.size(limit - page.length);
+        const want = reading.fit(sizes, at, budgetMs);
         const started = now();
         const read = await readPage(log, from, want, to);
         if ('corrupt' in read) return page.length > 0 ? { page, cut: true } : read;
-        reading.took(now() - started, read.page.length);
+        reading.took(now() - started, sizes.slice(at, at + read.page.length).reduce((a, b) => a + b, 0));
         page.push(...read.page);
+        at += read.page.length;
         const last = read.page.at(-1);
         if (read.cut) return { page, cut: true };
-        if (!last || read.page.length < want || page.length >= limit) return { page, cut: false };
+        if (!last || read.page.length < want || page.length >= limit || at >= sizes.length) return { page, cut: false };
         from = last.globalPosition + 1n;
       }
     },
     async apply(writer, page) {
-      let sizer = applying.get(writer);
-      if (!sizer) applying.set(writer, (sizer = partSizer(budgetMs, 8)));
+      let cost = applying.get(writer);
+      if (!cost) applying.set(writer, (cost = typeCost()));
       let at = page.findIndex((e) => e.globalPosition > writer.checkpoint());
-      // Every part starts on a new turn of the loop.
       // Nothing new for it: still asked, so a retired or failed writer says so.
       if (at < 0) return writer.applyPage([]) !== null;
+      // Every part starts on a new turn of the loop.
       while (at < page.length) {
         await turn();
-        const part = page.slice(at, at + sizer.size(page.length - at));
+        const part = page.slice(at, at + cost.fit(page, at, budgetMs));
         const started = now();
         if (writer.applyPage(part) === null) return false;
-        sizer.took(now() - started, part.length);
+        cost.took(now() - started, part);
         at += part.length;
       }
       return true;

@@ -122,7 +122,11 @@ export async function rebuildProjections(
   const shadows: Shadow[] = [];
   const switched = new Set<Shadow>();
   try {
-    for (const ctx of contexts) shadows.push(await openShadow(ctx));
+    for (const ctx of contexts) {
+      // Each opening (tables created, an event appended and synced) on a turn of the loop of its own.
+      await new Promise((resolve) => setImmediate(resolve));
+      shadows.push(await openShadow(ctx));
+    }
     const switches = new Map(shadows.map((s) => [s, switcher(s)]));
     for (let round = 0; round < maxRounds && switched.size < shadows.length; round += 1) {
       const pending = shadows.filter((s) => !switched.has(s));
@@ -133,7 +137,11 @@ export async function rebuildProjections(
         const failure = shadow.writer.failure();
         if (failure) throw new RebuildFailedError(shadow.info.projection, failure);
       }
-      for (const shadow of pending) if (switches.get(shadow)?.()) switched.add(shadow);
+      for (const shadow of pending) {
+        // A switch commits at the log's durability (an fsync): one a turn. The switch itself checks the head.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (switches.get(shadow)?.()) switched.add(shadow);
+      }
     }
     if (switched.size < shadows.length) throw new Error(`a rebuild could not catch up with the log in ${maxRounds} rounds`);
     const results: RebuildResult[] = [];

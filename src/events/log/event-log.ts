@@ -50,6 +50,11 @@ export interface EventLog {
   /** One page of the whole log in position order; `limit` defaults to 1,000. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
+   * The stored size (bytes) of each event `readAll` would return, without decoding any: what a
+   * replay in parts sizes its reads by (issue 17). Optional: a log that cannot tell leaves it out.
+   */
+  storedSizes?(options?: ReadAllOptions): Promise<number[]>;
+  /**
    * The last `limit` events (default 1,000) before position `before` (exclusive; default: past the
    * head), in position order. For walking back from the head where positions have gaps (ADR 27).
    */

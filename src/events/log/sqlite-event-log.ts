@@ -34,6 +34,7 @@ export interface SqliteEventLogOptions {
 
 /** The SQLite log also keeps a hash chain over its rows (ADR 16). */
 export interface SqliteEventLog extends EventLog {
+  storedSizes(options?: ReadAllOptions): Promise<number[]>;
   /** Walks the whole log in pages and reports its first broken link, if any. */
   verifyChain(options?: VerifyChainOptions): Promise<ChainReport>;
   /** Every stored event the subject's current key seals, opened (a scan of the log; for erasure). */
@@ -74,6 +75,8 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     readAll: db.prepare<[number, number, number], EventRow>(
       `SELECT ${columns} FROM events WHERE global_position >= ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
     ),
+    // octet_length reads the record header only: no overflow page of a large event is loaded.
+    sizes: db.prepare<[number, number, number], number>('SELECT octet_length(data) + octet_length(metadata) FROM events WHERE global_position BETWEEN ? AND ? ORDER BY global_position LIMIT ?').pluck(),
     readBackward: db.prepare<[number, number], EventRow>(
       `SELECT ${columns} FROM events WHERE global_position < ? ORDER BY global_position DESC LIMIT ?`,
     ),
@@ -142,10 +145,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     return rows.map((row) => decode(row, groups));
   };
 
-  const readAll = (opts: ReadAllOptions = {}): RecordedEvent[] =>
-    decodeRows(
-      stmt.readAll.all(Number(opts.from ?? 1n), opts.to === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.to), opts.limit ?? 1000),
-    );
+  const range = (opts: ReadAllOptions): [number, number, number] =>
+    [Number(opts.from ?? 1n), opts.to === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.to), opts.limit ?? 1000];
+  const readAll = (opts: ReadAllOptions = {}): RecordedEvent[] => decodeRows(stmt.readAll.all(...range(opts)));
 
   return {
     async append(streamId, events, opts = {}): Promise<AppendResult> {
@@ -177,6 +179,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     async readAll(opts) {
       return readAll(opts);
     },
+    storedSizes: async (opts = {}) => stmt.sizes.all(...range(opts)),
     async readBackward(opts = {}) {
       return decodeRows(stmt.readBackward.all(opts.before === undefined ? Number.MAX_SAFE_INTEGER : Number(opts.before), opts.limit ?? 1000).reverse());
     },

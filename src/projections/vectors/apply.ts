@@ -5,6 +5,7 @@ import type { ApproximateSettings } from './approximate-index.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
 import { stageIndexWrites, type IndexWrites } from './staged-index.js';
 import type { OpenedSnapshot, Snapshot } from './snapshot.js';
+import type { FileSnapshot } from './snapshot-async.js';
 
 /** Where vectors come from: the content-addressed embedding cache the engine filled before appending. */
 export interface VectorSource {
@@ -208,20 +209,26 @@ function applyEvent(gen: VectorGeneration, event: RecordedEvent, feed: VectorFee
 const ownedElsewhere = (gen: VectorGeneration): [string, string][] =>
   [...gen.ownerOf].filter(([id, owner]) => id !== owner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
-export function toSnapshot(gen: VectorGeneration, source: VectorSource): Snapshot {
+/**
+ * The generation as a snapshot. With `indexFile`, an index changed since restored is written there
+ * by faiss (the snapshot then names the file, not the bytes): its serialisation in memory was the
+ * longest step on the event loop of a rebuild (issue 17).
+ */
+export function toSnapshot(gen: VectorGeneration, source: VectorSource, indexFile?: string): Snapshot | FileSnapshot {
   const owners = ownedElsewhere(gen);
-  return {
-    header: {
-      generation: gen.generation,
-      checkpoint: gen.checkpoint.toString(),
-      fingerprint: source.fingerprint,
-      dimension: gen.index.dimension,
-      ids: gen.index.ids(),
-      pending: [...gen.pending.entries()],
-      ...(owners.length > 0 ? { owners } : {}),
-    },
-    index: gen.index.toBuffer(),
+  const header = {
+    generation: gen.generation,
+    checkpoint: gen.checkpoint.toString(),
+    fingerprint: source.fingerprint,
+    dimension: gen.index.dimension,
+    ids: gen.index.ids(),
+    pending: [...gen.pending.entries()],
+    ...(owners.length > 0 ? { owners } : {}),
   };
+  const untouched = gen.index.untouched();
+  if (untouched || indexFile === undefined) return { header, index: untouched ?? gen.index.toBuffer() };
+  gen.index.writeTo(indexFile);
+  return { header, indexFile };
 }
 
 /** Canonical: ids sorted, each with its vector's bytes, then the pending ids, then owners other than the item itself. */

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { splitHeader, type SnapshotHeader } from './snapshot-header.js';
 
@@ -40,17 +39,17 @@ const lengthsOf = (summary: number, lists: number, index: number): Buffer => {
   return lengths;
 };
 
-/** The file's parts in order; the index digest is given, so a caller may hash the index in slices. */
-function partsOf(snapshot: Snapshot, indexDigest: Buffer): Buffer[] {
-  const { summary, lists } = splitHeader(snapshot.header);
+/** What follows the FAISS bytes of an index of `indexLength` bytes: summary, lists and the trailer. */
+export function tailOf(header: SnapshotHeader, indexLength: number, indexDigest: Buffer): Buffer[] {
+  const { summary, lists } = splitHeader(header);
   const [head, body] = [Buffer.from(JSON.stringify(summary), 'utf8'), Buffer.from(JSON.stringify(lists), 'utf8')];
-  const lengths = lengthsOf(head.length, body.length, snapshot.index.length);
-  return [snapshot.index, head, body, lengths, digestOf([lengths, head, body]), indexDigest];
+  const lengths = lengthsOf(head.length, body.length, indexLength);
+  return [head, body, lengths, digestOf([lengths, head, body]), indexDigest];
 }
 
 /** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
 export function writeSnapshot(path: string, snapshot: Snapshot): void {
-  const parts = partsOf(snapshot, digestOf([snapshot.index]));
+  const parts = [snapshot.index, ...tailOf(snapshot.header, snapshot.index.length, digestOf([snapshot.index]))];
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
@@ -66,37 +65,5 @@ export function writeSnapshot(path: string, snapshot: Snapshot): void {
     fsyncSync(dir);
   } finally {
     closeSync(dir);
-  }
-}
-
-const sliceBytes = 4 * 1024 * 1024;
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * writeSnapshot without stopping the event loop: the index is hashed 4 MiB at a time with a turn
- * between, the writes, syncs and rename run on libuv's threads. Same bytes, same all-or-nothing.
- */
-export async function writeSnapshotAsync(path: string, snapshot: Snapshot): Promise<void> {
-  const hash = createHash('sha256');
-  for (let at = 0; at < snapshot.index.length; at += sliceBytes) {
-    hash.update(snapshot.index.subarray(at, at + sliceBytes));
-    await turn();
-  }
-  const parts = partsOf(snapshot, hash.digest());
-  const tmp = `${path}.tmp`;
-  const file = await open(tmp, 'w');
-  try {
-    // writeFile writes all of each part, from where the last one ended.
-    for (const part of parts) await file.writeFile(part);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await rename(tmp, path);
-  const dir = await open(dirname(path), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
   }
 }

@@ -4,7 +4,7 @@ import { parseLists, parseSummary, SnapshotDamagedError, splitHeader, type Snaps
 import { readLegacy, type LegacySnapshot } from './snapshot-legacy.js';
 import { digestBytes, digestOf, lengthsBytes, magic, trailerBytes, type Snapshot } from './snapshot-write.js';
 
-export { writeSnapshot, writeSnapshotAsync, type Snapshot } from './snapshot-write.js';
+export { writeSnapshot, type Snapshot } from './snapshot-write.js';
 
 export { SnapshotDamagedError, type SnapshotHeader, type SnapshotLists, type SnapshotSummary } from './snapshot-header.js';
 
@@ -184,4 +184,8 @@ export function readSnapshot(path: string, generation?: number): Snapshot | unde
 export function removeSnapshot(path: string): void {
   rmSync(path, { force: true });
   rmSync(`${path}.tmp`, { force: true });
+  rmSync(indexFileOf(path), { force: true });
 }
+
+/** The file faiss writes a snapshot's index to, while the snapshot is written (snapshot-async.ts). */
+export const indexFileOf = (path: string): string => `${path}.faiss.tmp`;

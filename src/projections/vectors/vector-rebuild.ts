@@ -126,6 +126,8 @@ export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: Ve
   // An event the shadow cannot apply: it never goes live, the live index stays (ADR 23).
   if (failed) return abandon('failed', `stopped at log position ${failed.position}: ${failed.error}`);
   const step = BigInt(options.persistEvery ?? 50_000);
+  // Where the shadow was last written: the switch writes it again only when it moved since.
+  let written: bigint | null = null;
   for (;;) {
     const head = await ctx.headNow();
     while (gen.checkpoint < head) {
@@ -141,6 +143,7 @@ export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: Ve
         return abandon('failed', `stopped after log position ${gen.checkpoint}: ${describeFailure(error)}`);
       }
       await ctx.persist(gen);
+      written = gen.checkpoint;
       options.onProgress?.({ checkpoint: gen.checkpoint, head });
     }
     const ratio = failureRatio(gen);
@@ -155,7 +158,7 @@ export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: Ve
       ctx.generations.setStatus(row, 'live');
       return ctx.switchTo(gen);
     }).immediate();
-    await ctx.persist(gen);
+    if (written !== gen.checkpoint) await ctx.persist(gen);
     if (previous !== gen.generation) ctx.remove(previous);
     return result('completed');
   }

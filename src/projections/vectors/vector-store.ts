@@ -8,7 +8,8 @@ import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vect
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
 import { searchVectors, type VectorHit } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
-import { removeSnapshot, writeSnapshotAsync } from './snapshot.js';
+import { indexFileOf, removeSnapshot } from './snapshot.js';
+import { writeSnapshotAsync } from './snapshot-async.js';
 import { restoreFile, type Restored } from './restore.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
@@ -91,7 +92,7 @@ export function createVectorStore(options: VectorStoreOptions) {
   };
   const persist = (gen: VectorGeneration): Promise<void> =>
     executor.run(async () => {
-      const snapshot = await lock.read(() => toSnapshot(gen, source));
+      const snapshot = await lock.read(() => toSnapshot(gen, source, indexFileOf(fileOf(gen.generation))));
       await writeSnapshotAsync(fileOf(gen.generation), snapshot);
       persisted = { generation: gen.generation, checkpoint: gen.checkpoint };
       if (gen === live) changed = false;

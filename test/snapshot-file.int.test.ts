@@ -1,0 +1,72 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFlatIndex } from '../src/projections/vectors/flat-index.js';
+import { indexFileOf, readSnapshot, writeSnapshot, type SnapshotHeader } from '../src/projections/vectors/snapshot.js';
+import { writeSnapshotAsync } from '../src/projections/vectors/snapshot-async.js';
+import { writeTestMemory } from './support/memory-events.js';
+import { openTestStore } from './support/store.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lmem-snapfile-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** An index of `count` vectors of dimension 8, and the header that names their ids. */
+function indexOf(count: number) {
+  const index = createFlatIndex(8);
+  index.upsertMany(Array.from({ length: count }, (_, i) => ({ id: `m-${i}`, vector: Float32Array.from({ length: 8 }, (_, j) => Math.sin(i * 8 + j)) })));
+  const header: SnapshotHeader = { generation: 3, checkpoint: '42', fingerprint: 'fp', dimension: 8, ids: index.ids(), pending: [['m-x', 'key']] };
+  return { index, header };
+}
+
+describe('a vector snapshot written from the file faiss wrote (issue 17)', () => {
+  it('given an index, when faiss writes it to a file and the snapshot is made from that file, then the snapshot holds the same bytes as one made from toBuffer', async () => {
+    // Over a megabyte of vectors: the copy goes in several slices.
+    const { index, header } = indexOf(40_000);
+    writeSnapshot(join(dir, 'from-memory.snap'), { header, index: index.toBuffer() });
+    const path = join(dir, 'from-file.snap');
+    index.writeTo(indexFileOf(path));
+    await writeSnapshotAsync(path, { header, indexFile: indexFileOf(path) });
+    expect(readFileSync(path).equals(readFileSync(join(dir, 'from-memory.snap')))).toBe(true);
+    expect(existsSync(indexFileOf(path))).toBe(false);
+    expect(readSnapshot(path, 3)?.header.ids).toHaveLength(40_000);
+  });
+
+  it('given a folder that does not exist, when the index is written there, then it throws (faiss itself would abort the process)', () => {
+    const { index } = indexOf(3);
+    expect(() => index.writeTo(join(dir, 'missing', 'x.faiss.tmp'))).toThrow(/ENOENT/);
+  });
+
+  it('given an empty index, then its snapshot from the file reads back empty', async () => {
+    const { index, header } = indexOf(0);
+    const path = join(dir, 'empty.snap');
+    index.writeTo(indexFileOf(path));
+    await writeSnapshotAsync(path, { header: { ...header, ids: [] }, indexFile: indexFileOf(path) });
+    expect(readSnapshot(path, 3)?.header.ids).toEqual([]);
+  });
+});
+
+describe('the stored sizes of a page of the SQLite log', () => {
+  it('given events, when their sizes are asked with the bounds of a read, then there is one size per event the read returns, each its stored bytes', async () => {
+    const store = openTestStore();
+    try {
+      for (let n = 0; n < 12; n += 1) await writeTestMemory(store.log, n, `memory ${'x'.repeat(n * 100)}`);
+      const range = { from: 3n, to: 10n, limit: 5 };
+      const sizes = await store.log.storedSizes(range);
+      const read = await store.log.readAll(range);
+      expect(sizes).toHaveLength(read.length);
+      const stored = store.db
+        .prepare<[number, number], number>('SELECT octet_length(data) + octet_length(metadata) FROM events WHERE global_position BETWEEN ? AND ? ORDER BY global_position')
+        .pluck()
+        .all(3, 7);
+      expect(sizes).toEqual(stored);
+      // Larger texts, larger sizes: what the replay's parts are sized by.
+      expect(sizes.at(-1)).toBeGreaterThan(sizes[0] as number);
+    } finally {
+      store.close();
+    }
+  });
+});
