@@ -28,8 +28,8 @@ import { projectionDigest } from '../../src/projections/digest.js';
 import { documentsProjection, writtenMetadata } from '../../src/projections/documents.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
 import { bindGeneration } from '../../src/projections/tx.js';
-import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { benchDir, fileSystemOf, intArg, isEntryPoint, median, progress, rates, timed, type Rates, type Timing } from './support.js';
+import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
+import { benchDir, fileSystemOf, intArg, median, progress, rates, timed, type Rates, type Timing } from './support.js';
 
 type Written = EventOf<'MemoryWritten'>;
 /** An events row as the log stores it: stream_id, stream_revision, event_id, type, schema_version, data, metadata. */
@@ -416,11 +416,4 @@ export async function runCoreBench(options: CoreBenchOptions = {}): Promise<Benc
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
-  runCoreBench()
-    .then((report) => printReport(report))
-    .catch((error: unknown) => {
-      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+reportWhenEntryPoint(import.meta.url, runCoreBench);

@@ -17,8 +17,8 @@ import { streams } from '../../src/events/streams.js';
 import { startEventStoreStandIn } from '../support/esdb-stand-in/server.js';
 import { openEventStoreEngine } from '../support/eventstore-engine.js';
 import { corpusEvents, derivedAtoms } from './log-events.js';
-import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { benchDir, intArg, isEntryPoint, progress, rates, timed } from './support.js';
+import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
+import { benchDir, intArg, progress, rates, timed } from './support.js';
 
 export async function runEventStoreBench(options: { memories?: number } = {}): Promise<BenchReport> {
   const memories = options.memories ?? intArg('esdb-memories', 500);
@@ -76,11 +76,4 @@ export async function runEventStoreBench(options: { memories?: number } = {}): P
   };
 }
 
-if (isEntryPoint(import.meta.url)) {
-  runEventStoreBench()
-    .then((report) => printReport(report))
-    .catch((error: unknown) => {
-      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+reportWhenEntryPoint(import.meta.url, runEventStoreBench);

@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { openDatabase } from '../../src/events/log/sqlite-database.js';
 import { logStart } from './log-events.js';
 import { openBenchEngine, openBuiltStore, tickRows } from './lifecycle-tick.bench.js';
-import { printReport, row, type BenchReport } from './report.js';
-import { benchDir, intArg, isEntryPoint, progress, strArg, timed, type Timing } from './support.js';
+import { reportWhenEntryPoint, row, type BenchReport } from './report.js';
+import { benchDir, intArg, progress, strArg, timed, type Timing } from './support.js';
 
 const dayMs = 86_400_000;
 
@@ -106,9 +106,4 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
-  runLifecycleBench().then((report) => printReport(report), (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+reportWhenEntryPoint(import.meta.url, runLifecycleBench);

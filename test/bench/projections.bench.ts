@@ -62,8 +62,8 @@ import { bytesUnder, peakRssMb } from './footprint.js';
 import { importRows, storeRows } from './scale.bench.js';
 import { maxImportEntries } from '../../src/replay/transfer/format.js';
 import { corpusEvents, derivedAtoms, logStart, writtenEvent } from './log-events.js';
-import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { alternate, benchDir, fileSystemOf, intArg, machineMeta, isEntryPoint, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
+import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
+import { alternate, benchDir, fileSystemOf, intArg, machineMeta, progress, quantile, rates, timed, type Latencies, type Timing } from './support.js';
 
 type Written = EventOf<'MemoryWritten'>;
 
@@ -569,11 +569,4 @@ export async function runProjectionsBench(options: ProjectionsBenchOptions = {})
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
-  runProjectionsBench()
-    .then((report) => printReport(report))
-    .catch((error: unknown) => {
-      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+reportWhenEntryPoint(import.meta.url, runProjectionsBench);

@@ -26,8 +26,8 @@ import { openTestEngine, testEnvironment } from '../support/engine.js';
 import { logStart } from './log-events.js';
 import { chunks, expectRows } from './core.bench.js';
 import { searchQueries } from './corpus.js';
-import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { alternate, benchDir, intArg, isEntryPoint, machineMeta, progress, quantile } from './support.js';
+import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
+import { alternate, benchDir, intArg, machineMeta, progress, quantile } from './support.js';
 import { buildLog } from './projections.bench.js';
 
 const require = createRequire(import.meta.url);
@@ -199,11 +199,4 @@ export async function runRecallBench(): Promise<BenchReport> {
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
-  runRecallBench()
-    .then((report) => printReport(report))
-    .catch((error: unknown) => {
-      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+reportWhenEntryPoint(import.meta.url, runRecallBench);

@@ -1,3 +1,4 @@
+import { isEntryPoint } from './support.js';
 /**
  * Printing of benchmark figures, shared by every benchmark: an aligned table for people, or with
  * `--json` exactly one JSON object on stdout and nothing else (progress goes to stderr).
@@ -168,4 +169,16 @@ function round(value: number, digits = 1): number {
   if (!Number.isFinite(value)) return value;
   const f = 10 ** digits;
   return Math.round(value * f) / f;
+}
+
+/** Prints the report of `run` when node was started with the module at `moduleUrl` (not when main.ts imports it). */
+export function reportWhenEntryPoint(moduleUrl: string, run: () => Promise<BenchReport>): void {
+  if (!isEntryPoint(moduleUrl)) return;
+  run().then(
+    (report) => printReport(report),
+    (error: unknown) => {
+      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

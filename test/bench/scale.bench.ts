@@ -31,8 +31,8 @@ import { chunks, rawBatched, rawSingle } from './core.bench.js';
 import { memoryInput, type MemoryInput } from './corpus.js';
 import { logStart, writtenEvent } from './log-events.js';
 import { distinctQueries } from './recall.bench.js';
-import { printReport, row, type BenchReport, type BenchRow } from './report.js';
-import { benchDir, intArg, strArg, isEntryPoint, machineMeta, progress, quantile, rates, timed, type Timing } from './support.js';
+import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
+import { benchDir, intArg, strArg, machineMeta, progress, quantile, rates, timed, type Timing } from './support.js';
 import { erasureRows } from './erasure-rows.js';
 import { rebuildRows } from './raw-rebuild.js';
 import { buildLog, engineWrites } from './projections.bench.js';
@@ -260,11 +260,4 @@ async function fullRebuild(dataDir: string, provider: EmbeddingProvider): Promis
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
-  runScaleBench()
-    .then((report) => printReport(report))
-    .catch((error: unknown) => {
-      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+reportWhenEntryPoint(import.meta.url, runScaleBench);
