@@ -114,14 +114,17 @@ export function openIndexes(options: IndexOptions) {
 
 export type Indexes = ReturnType<typeof openIndexes>;
 
+const mustComplete = (name: string, result: { status: string; reason?: string | null }): void => {
+  if (result.status !== 'completed') throw new Error(`the ${name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
+};
+
 /**
  * Rebuilds both vector indexes and switches to them whatever share of embeddings is missing (those
  * items stay pending for maintenance): the old index must not stay live (an erasure, a rekeyed cache).
  */
 export async function rebuildVectorIndexes(indexes: Pick<Indexes, 'vectors' | 'graphVectors'>): Promise<void> {
   for (const store of [indexes.vectors, indexes.graphVectors]) {
-    const result = await store.rebuild({ maxFailureRatio: 1, fresh: true });
-    if (result.status !== 'completed') throw new Error(`the ${store.feed.name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
+    mustComplete(store.feed.name, await store.rebuild({ maxFailureRatio: 1, fresh: true }));
   }
 }
 
@@ -145,8 +148,7 @@ export async function rebuildEveryIndex(
     throw error;
   }
   for (const { store, complete } of shadows) {
-    const result = await complete();
-    if (result.status !== 'completed') throw new Error(`the ${store.feed.name} rebuild did not complete: ${result.status} ${result.reason ?? ''}`.trim());
+    mustComplete(store.feed.name, await complete());
   }
   return results;
 }

@@ -3,6 +3,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { generationTable } from './generations.js';
 import type { Projection } from './projection.js';
+import { cpuMs, turn } from './turns.js';
 
 const rowsOf = (db: SqliteDatabase, projection: Projection, generation: number, name: string, key: string) =>
   db.prepare(`SELECT * FROM ${generationTable(name, generation)} ORDER BY ${key}`).raw(true).iterate() as IterableIterator<unknown[]>;
@@ -29,10 +30,6 @@ function encodeBlobs(_key: string, value: unknown): unknown {
   return value;
 }
 
-const cpuMs = (): number => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 /**
  * The same digest, with the generation's checkpoint, read from one snapshot of the file on a
@@ -60,7 +57,7 @@ export async function projectionDigestAt(db: SqliteDatabase, projection: Project
       for (const row of rowsOf(reader, projection, generation, name, key)) {
         hashRow(hash, row);
         if ((n += 1) % 64 === 0 && cpuMs() - sliceStart > budgetMs) {
-          await new Promise((resolve) => setImmediate(resolve));
+          await turn();
           sliceStart = cpuMs();
         }
       }

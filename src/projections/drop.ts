@@ -2,12 +2,9 @@ import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { withoutFsync } from './durability.js';
 import { generationTable } from './generations.js';
 import type { Projection } from './projection.js';
+import { cpuMs, turn } from './turns.js';
 
 const fts5Shadows = ['data', 'idx', 'content', 'docsize'];
-const cpuMs = (): number => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 /** The tables whose rows hold a table's data: itself, or an FTS5 table's shadow tables (the virtual table has none of its own). */
 function dataTables(db: SqliteDatabase, table: string): { name: string; shadow: boolean; key: string; columns: string }[] {
@@ -56,11 +53,11 @@ export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly st
         if (changes < rows) break;
         const took = Math.max(0.05, cpuMs() - started);
         rows = Math.max(64, Math.min(100_000, Math.floor((rows * budgetMs) / took)));
-        await new Promise((resolve) => setImmediate(resolve));
+        await turn();
       }
     }
     withoutFsync(db, () => db.transaction(() => db.exec(`DROP TABLE IF EXISTS ${table}`)).immediate());
-    await new Promise((resolve) => setImmediate(resolve));
+    await turn();
   }
 }
 

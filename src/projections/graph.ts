@@ -78,9 +78,10 @@ function link(tx: ProjectionTx, e: RecordedEvent<Linked>, touched: Touched): voi
     linked.add(key);
   }
   // The nodes of entries this event leaves in place (an entry id given twice removes its first rows).
-  const ids = d.entries.map((entry) => entry.entryId);
+  const given = new Map<string, number>();
+  for (const entry of d.entries) given.set(entry.entryId, (given.get(entry.entryId) ?? 0) + 1);
   for (const entry of d.entries) {
-    if (ids.indexOf(entry.entryId) === ids.lastIndexOf(entry.entryId)) for (const key of entry.nodeKeys) touched.referenced.add(key);
+    if (given.get(entry.entryId) === 1) for (const key of entry.nodeKeys) touched.referenced.add(key);
   }
   for (const [index, entry] of d.entries.entries()) {
     // An entry id is the memory's own (`<memoryId>#n`); should another memory reuse one, the later wins.

@@ -2,6 +2,7 @@ import type { EventLog, RecordedEvent } from '../events/log/event-log.js';
 import type { PageWriter } from './page-writer.js';
 import { byteCost, typeCost } from './part-cost.js';
 import { readPage, type PageRead } from './read-page.js';
+import { cpuMs, turn } from './turns.js';
 
 /**
  * The event loop's share of a replay (issue 17: no pause over 50 ms while recalls run): a page is
@@ -16,14 +17,6 @@ export interface Pacer {
   /** Applies the page's events after the writer's checkpoint in parts; false when it takes no more pages. */
   apply(writer: PageWriter, page: readonly RecordedEvent[]): Promise<boolean>;
 }
-
-// CPU time, not wall time: on a loaded machine wall time counts other processes' turns, and parts
-// sized by it shrink until their fixed costs (a transaction, a settle) dominate.
-const now = (): number => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Stored sizes of the next `limit` events, or as many of 64 bytes when the log cannot tell (parts then go by count). */
 async function sizesOf(log: EventLog, from: bigint, limit: number, to?: bigint): Promise<number[]> {
@@ -44,10 +37,10 @@ export function createPacer(budgetMs = 10): Pacer {
       for (;;) {
         await turn();
         const want = reading.fit(sizes, at, budgetMs);
-        const started = now();
+        const started = cpuMs();
         const read = await readPage(log, from, want, to);
         if ('corrupt' in read) return page.length > 0 ? { page, cut: true } : read;
-        reading.took(now() - started, sizes.slice(at, at + read.page.length).reduce((a, b) => a + b, 0));
+        reading.took(cpuMs() - started, sizes.slice(at, at + read.page.length).reduce((a, b) => a + b, 0));
         page.push(...read.page);
         at += read.page.length;
         const last = read.page.at(-1);
@@ -66,9 +59,9 @@ export function createPacer(budgetMs = 10): Pacer {
       while (at < page.length) {
         await turn();
         const part = page.slice(at, at + cost.fit(page, at, budgetMs));
-        const started = now();
+        const started = cpuMs();
         if (writer.applyPage(part) === null) return false;
-        cost.took(now() - started, part);
+        cost.took(cpuMs() - started, part);
         at += part.length;
       }
       return true;

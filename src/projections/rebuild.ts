@@ -7,6 +7,7 @@ import type { Generation, GenerationStore } from './generations.js';
 import type { PageWriter } from './page-writer.js';
 import type { Projection } from './projection.js';
 import { dropGenerationTables } from './tx.js';
+import { turn } from './turns.js';
 
 export interface RebuildInfo {
   readonly projection: string;
@@ -124,7 +125,7 @@ export async function rebuildProjections(
   try {
     for (const ctx of contexts) {
       // Each opening (tables created, an event appended and synced) on a turn of the loop of its own.
-      await new Promise((resolve) => setImmediate(resolve));
+      await turn();
       shadows.push(await openShadow(ctx));
     }
     const switches = new Map(shadows.map((s) => [s, switcher(s)]));
@@ -139,7 +140,7 @@ export async function rebuildProjections(
       }
       for (const shadow of pending) {
         // A switch commits at the log's durability (an fsync): one a turn. The switch itself checks the head.
-        await new Promise((resolve) => setImmediate(resolve));
+        await turn();
         if (switches.get(shadow)?.()) switched.add(shadow);
       }
     }

@@ -130,9 +130,8 @@ export function createGraphQueries(db: SqliteDatabase, table: (name: GraphTable)
       // A session holds few of the matches: they are told by rowid, from the entries table's scope index.
       const within = () => {
         const scopeParams: unknown[] = [];
-        const where = scopeSql(options, scopeParams).replace(/^ AND /, '');
         return rankedWithin<EntryRow & { rowid: number }>({
-          prepare, fts, columns, match, limit, within: `SELECT fts_rowid FROM ${table('graph_entries')} WHERE ${where}`, params: scopeParams,
+          prepare, fts, columns, match, limit, within: `SELECT fts_rowid FROM ${table('graph_entries')} WHERE 1${scopeSql(options, scopeParams)}`, params: scopeParams,
         });
       };
       const rows = options.sessionId !== undefined

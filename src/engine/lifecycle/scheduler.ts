@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { dueDates, firstSlotDateAfter, nextDate, slotInstant } from '../../commands/lifecycle/calendar.js';
 import type { DecaySettings } from '../../commands/lifecycle/settings.js';
 import type { Environment } from '../clock.js';
@@ -68,7 +69,7 @@ export function createScheduler(deps: SchedulerDeps) {
       for (const date of await missedDates(now)) {
         // SQLite is synchronous: without a turn of the event loop between ticks a long catch-up
         // would hold every other caller (and close) until its last day.
-        await new Promise((resolve) => setImmediate(resolve));
+        await setImmediate();
         if (controller.signal.aborted) break;
         done.push(await deps.tickDate(date));
       }

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { chainHash, genesisHash } from './hash-chain.js';
 import { chainColumns, type LinkedRow } from './sqlite-chain-schema.js';
 import type { SqliteDatabase } from './sqlite-database.js';
@@ -92,7 +93,7 @@ export async function verifyHashChain(db: SqliteDatabase, options: VerifyChainOp
       expected += 1;
     }
     if (rows.length < pageSize) break;
-    await new Promise((resolve) => setImmediate(resolve));
+    await setImmediate();
   }
   return report(checkTail(db, BigInt(expected), options.anchor));
 }

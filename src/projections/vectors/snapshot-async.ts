@@ -3,10 +3,10 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { SnapshotHeader } from './snapshot-header.js';
 import { tailOf, type Snapshot } from './snapshot-write.js';
+import { turn } from '../turns.js';
 
 // About 5 ms of hashing a slice on this machine: the event loop turns between slices.
 const sliceBytes = 2 * 1024 * 1024;
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A snapshot whose FAISS bytes faiss wrote to a file of their own (`FlatIndex.writeTo`); moved into the snapshot, then removed. */
 export interface FileSnapshot {

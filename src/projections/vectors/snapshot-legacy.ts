@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { parseHeader, parseLists, parseSummary, SnapshotDamagedError, type SnapshotHeader } from './snapshot-header.js';
+import { digestOf } from './snapshot-write.js';
 
 /** A snapshot of an older format, read and checked whole; the store rewrites it in format 4 at its next close. */
 export interface LegacySnapshot {
@@ -10,11 +10,6 @@ export interface LegacySnapshot {
 export const format2Magic = Buffer.from('LMSNAP2\n', 'latin1');
 export const format3Magic = Buffer.from('LMSNAP3\n', 'latin1');
 
-const sha256 = (...parts: Buffer[]): Buffer => {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  return hash.digest();
-};
 
 /**
  * Format 3 (ADR 24, ADR 26 before format 4): magic, summary length (u32 LE), lists length (u64
@@ -30,11 +25,11 @@ export function readFormat3(bytes: Buffer, generation: number | undefined): Lega
   const expected = BigInt(start + summaryLength) + listsLength + indexLength;
   if (BigInt(bytes.length) !== expected) throw new SnapshotDamagedError(`${bytes.length} bytes, its lengths say ${expected}: truncated or extended`);
   const headEnd = start + summaryLength + Number(listsLength);
-  if (!sha256(bytes.subarray(0, prefixBytes), bytes.subarray(start, headEnd)).equals(bytes.subarray(prefixBytes, prefixBytes + 32))) {
+  if (!digestOf([bytes.subarray(0, prefixBytes), bytes.subarray(start, headEnd)]).equals(bytes.subarray(prefixBytes, prefixBytes + 32))) {
     throw new SnapshotDamagedError('checksum mismatch: a byte changed (header)');
   }
   const index = bytes.subarray(headEnd);
-  if (!sha256(index).equals(bytes.subarray(prefixBytes + 32, start))) throw new SnapshotDamagedError('checksum mismatch: a byte changed (index)');
+  if (!digestOf([index]).equals(bytes.subarray(prefixBytes + 32, start))) throw new SnapshotDamagedError('checksum mismatch: a byte changed (index)');
   const summary = parseSummary(bytes.subarray(start, start + summaryLength), generation);
   const { size: _size, pendingCount: _pending, ...rest } = summary;
   return { header: { ...rest, ...parseLists(bytes.subarray(start + summaryLength, headEnd), summary) }, index };
@@ -53,7 +48,7 @@ export function readFormat2(bytes: Buffer, generation: number | undefined): Lega
   if (BigInt(bytes.length) !== expected) throw new SnapshotDamagedError(`${bytes.length} bytes, its lengths say ${expected}: truncated or extended`);
   const header = bytes.subarray(start, start + headerLength);
   const index = bytes.subarray(start + headerLength);
-  if (!sha256(bytes.subarray(0, prefixBytes), header, index).equals(bytes.subarray(prefixBytes, start))) throw new SnapshotDamagedError('checksum mismatch: a byte changed');
+  if (!digestOf([bytes.subarray(0, prefixBytes), header, index]).equals(bytes.subarray(prefixBytes, start))) throw new SnapshotDamagedError('checksum mismatch: a byte changed');
   return { header: parseHeader(header, generation), index };
 }
 

@@ -61,13 +61,16 @@ export interface VectorShadow {
   readonly writer: PageWriter;
 }
 
+/** A shadow given up: marked failed, its files removed. */
+function discard(ctx: VectorRebuildContext, row: Generation): void {
+  ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
+  ctx.remove(row.generation);
+}
+
 /** The shadow a killed rebuild left (unless `fresh`), or a new one. */
 export function openVectorShadow(ctx: VectorRebuildContext, options: VectorRebuildOptions = {}): VectorShadow {
   const left = ctx.generations.building(ctx.name);
-  if (left && options.fresh) {
-    ctx.db.transaction(() => ctx.generations.setStatus(left, 'failed')).immediate();
-    ctx.remove(left.generation);
-  }
+  if (left && options.fresh) discard(ctx, left);
   const existing = options.fresh ? undefined : left;
   const row = existing ?? ctx.db.transaction(() => ctx.generations.create(ctx.name, 1, 'building')).immediate();
   const gen = existing ? ctx.load(existing) : emptyGeneration(row.generation, ctx.source);
@@ -97,10 +100,7 @@ export function sharedVectorRebuild(ctx: VectorRebuildContext, options: VectorRe
   return {
     writer: shadow.writer,
     complete: () => completeVectorShadow(ctx, shadow, options),
-    abandon: (): void => {
-      ctx.db.transaction(() => ctx.generations.setStatus(shadow.row, 'failed')).immediate();
-      ctx.remove(shadow.row.generation);
-    },
+    abandon: (): void => discard(ctx, shadow.row),
   };
 }
 
@@ -118,8 +118,7 @@ export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: Ve
     size: gen.index.size(), pending: gen.pending.size, failureRatio: failureRatio(gen),
   });
   const abandon = (status: 'partial' | 'failed', reason: string): VectorRebuildResult => {
-    ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
-    ctx.remove(gen.generation);
+    discard(ctx, row);
     return { ...result(status), reason };
   };
   const failed = shadow.writer.failure();

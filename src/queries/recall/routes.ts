@@ -192,7 +192,6 @@ export async function graphRoute(
   const searchEntries = (v: Float32Array) => sources.graphVectors.search(v, Math.min(8192, limit * 8));
   // With the keyword side handed over, the entry vectors are searched here in the meantime.
   const early = handed ? vector.then(searchEntries) : null;
-  early?.catch(() => undefined);
   if (early) await early.catch(() => null);
   const ranked = await elsewhereOrHere(handed, () => graphCandidates(sources.graph, request));
   const keyword = firstInScope(sources, ranked, filter, limit);
