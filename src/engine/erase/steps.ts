@@ -6,7 +6,7 @@ import type { SealedEventLog } from '../../events/log/sealed-log.js';
 import { streams } from '../../events/streams.js';
 import type { EmbeddingCache, EmbeddingProvider } from '../../providers/embeddings/index.js';
 import type { Environment } from '../clock.js';
-import { engineProjections, rebuildVectorIndexes, type Indexes } from '../indexes.js';
+import { engineProjections, rebuildEveryIndex, type Indexes } from '../indexes.js';
 import { commandMetadata } from '../system-events.js';
 import { inPlaceStep } from './in-place.js';
 import { erasedCacheKeys } from './reach.js';
@@ -79,9 +79,9 @@ const rebuildReadModels: ErasureStep = {
   name: 'rebuild-read-models',
   async run(deps, { process }) {
     deps.invalidate();
-    await deps.indexes.runner.rebuildAll(engineProjections.map((p) => p.name), `subject ${process.subject.kind} erased`, { fresh: true });
+    // One replay for the SQLite read models and both vector indexes (ADR 4).
+    await rebuildEveryIndex(deps.indexes, engineProjections.map((p) => p.name), `subject ${process.subject.kind} erased`, { fresh: true });
     await pausePoint('rebuild-read-models:midway');
-    await rebuildVectorIndexes(deps.indexes);
     for (const store of [deps.indexes.vectors, deps.indexes.graphVectors]) store.shredSetAsides();
     await deps.indexes.catchUp();
     deps.invalidate();
