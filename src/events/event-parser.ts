@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { eventSchemaOf, eventUnion, type DomainEvent } from './catalog.js';
+import { decayBatchFastSchema } from './decay-batch.js';
+import { parseOrThrow } from './errors.js';
 
 /**
  * Events at least this big (UTF-8 bytes of their texts, or characters of their stored JSON) are
@@ -24,4 +26,22 @@ export function eventSchemaFor(input: unknown, size: number): z.ZodType<DomainEv
   let schema = compiled.get(type);
   if (!schema) compiled.set(type, (schema = z.compile(member)));
   return schema as z.ZodType<DomainEvent>;
+}
+
+/** Types whose events are checked first by a schema that keeps their lists instead of copying each item. */
+const keepingSchemas: Readonly<Record<string, () => z.ZodType>> = { MemoryImportanceDecayed: decayBatchFastSchema };
+
+/**
+ * Parses an event of `size` as `eventSchemaFor`'s schema does. An event of a type with a keeping
+ * schema goes through it first; what it does not pass is parsed by the type's schema, so results
+ * and errors (named under `prefix`) are that schema's.
+ */
+export function parseEvent(input: unknown, size: number, prefix = ''): DomainEvent {
+  const type = (input as { readonly type?: unknown } | null)?.type;
+  const keeping = typeof type === 'string' ? keepingSchemas[type] : undefined;
+  if (keeping) {
+    const kept = keeping().safeParse(input);
+    if (kept.success) return kept.data as DomainEvent;
+  }
+  return parseOrThrow(eventSchemaFor(input, size), input, prefix);
 }

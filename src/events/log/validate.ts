@@ -1,7 +1,7 @@
 import { checkEventCeilings } from '../bounds.js';
 import { currentVersions, type DomainEvent } from '../catalog.js';
-import { eventSchemaFor } from '../event-parser.js';
-import { CorruptEventError, ValidationError, parseOrThrow } from '../errors.js';
+import { parseEvent } from '../event-parser.js';
+import { CorruptEventError, ValidationError } from '../errors.js';
 import { upcast } from '../upcasters.js';
 import { openData } from './sealing/codec.js';
 import type { GroupOpener } from './sealing/group.js';
@@ -10,7 +10,7 @@ import type { Keystore } from './sealing/keystore.js';
 /** Checks an event before it is written (schema, then the log's size ceilings); a failure names the field and nothing is appended. */
 export function validateNewEvent(event: unknown, index: number): DomainEvent {
   const size = checkEventCeilings(event, index);
-  const valid = parseOrThrow(eventSchemaFor(event, size), event, `events.${index}`);
+  const valid = parseEvent(event, size, `events.${index}`);
   if (valid.metadata.erased !== undefined) throw new ValidationError(`events.${index}.metadata.erased`, 'is set by the log on read, never written');
   return valid;
 }
@@ -57,7 +57,7 @@ export function decodeParsedEvent(row: ParsedRow, position: bigint, keystore: Ke
     const stored = { type: row.type, schemaVersion: row.schemaVersion, data: opened.data as unknown };
     const current = currentVersions.get(row.type) === row.schemaVersion ? stored : upcast(stored);
     const event = { ...current, metadata: opened.erased ? { ...metadata, erased: true } : metadata };
-    return parseOrThrow(eventSchemaFor(event, size), event);
+    return parseEvent(event, size);
   } catch (error) {
     throw new CorruptEventError(position, error instanceof Error ? error.message : String(error));
   }

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { memoryImportanceDecayed } from './memory.js';
+
+const decayKeys = ['memoryId', 'from', 'to', 'accessFrom', 'accessTo'] as const;
+const unit = (x: unknown): boolean => typeof x === 'number' && x >= 0 && x <= 1;
+const count = (x: unknown): boolean => Number.isSafeInteger(x) && (x as number) >= 0;
+
+/**
+ * A decay exactly as `importanceDecaySchema`'s output would be: a plain object with its keys in
+ * the schema's order and nothing else, each value within the schema's bounds. Parsing it would
+ * only copy it, so it can be kept as it is (stricter than the schema: anything else is parsed).
+ */
+function isParsedDecay(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== decayKeys.length || keys.some((k, i) => k !== decayKeys[i])) return false;
+  const d = value as Record<(typeof decayKeys)[number], unknown>;
+  return typeof d.memoryId === 'string' && d.memoryId.length >= 1 && d.memoryId.length <= 200 && unit(d.from) && unit(d.to) && count(d.accessFrom) && count(d.accessTo);
+}
+
+let built: z.ZodType | undefined;
+
+/**
+ * A tick's MemoryImportanceDecayed carries a thousand decays: the schema copied each one (a
+ * hundred thousand objects a tick, most of its garbage). This schema checks the envelope as the
+ * event's does and the decays in one loop, keeping the array. When it fails, the caller parses
+ * with the event's own schema, whose error names the field.
+ */
+export function decayBatchFastSchema(): z.ZodType {
+  if (built) return built;
+  const full = memoryImportanceDecayed.schema();
+  const decays = z.custom<unknown[]>((v) => Array.isArray(v) && v.length >= 1 && v.length <= 1000 && v.every(isParsedDecay));
+  built = full.extend({ data: full.shape.data.extend({ decays }) });
+  return built;
+}
