@@ -5,7 +5,9 @@
  * distinct so the recall cache never answers. Beside it, in the same run and alternating query by
  * query, a raw baseline on the same data: one prepared FTS5 MATCH ... ORDER BY bm25 LIMIT 10 over a
  * plain copy of the FTS tokens plus one raw faiss-node IndexFlatIP search (k = 10) over the memory
- * vectors, query vector ready.
+ * vectors, query vector ready. Each scope's rows end with the mean CPU time per query of each side
+ * (`process.cpuUsage`, every thread of the process), which other load on the machine moves far
+ * less than the wall-clock quantiles.
  *
  * Alone (only the recall rows, on stores of --memories memories, default 10,000 and 100,000):
  *   node dist/test/bench/recall.bench.js [--json] [--memories=N] [--queries=N] [--store=DIR]
@@ -27,7 +29,7 @@ import { logStart } from './log-events.js';
 import { chunks, expectRows } from './core.bench.js';
 import { searchQueries } from './corpus.js';
 import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
-import { alternate, benchDir, intArg, machineMeta, progress, quantile } from './support.js';
+import { alternate, benchDir, intArg, machineMeta, mean, progress, quantile } from './support.js';
 import { buildLog } from './projections.bench.js';
 
 const require = createRequire(import.meta.url);
@@ -153,6 +155,8 @@ export async function recallRows(options: RecallBenchOptions): Promise<BenchRow[
           better: 'lower', ...(note === undefined ? {} : { note }),
         }),
         row(`recall p95, ${name} scope (M=${memories})`, quantile(latency.ours, 0.95), quantile(latency.raw, 0.95), 'ms', undefined, { better: 'lower' }),
+        // CPU is what a recall costs whatever else the machine runs; its wall-clock ratios swing with the load (ADR 21).
+        row(`recall CPU per query, ${name} scope (M=${memories})`, mean(latency.cpu.ours), mean(latency.cpu.raw), 'ms', undefined, { better: 'lower' }),
       );
       if (empty === options.queries + warmup) throw new Error(`every ${name} recall came back empty`);
     }

@@ -103,13 +103,24 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[rank - 1] ?? Number.NaN;
 }
 
+/** The arithmetic mean (NaN of nothing). */
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((sum, v) => sum + v, 0) / values.length;
+}
+
 const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
 
-/** Milliseconds per query, ours and raw. */
+/** Milliseconds per query, ours and raw; `cpu` the same of CPU time (the process's, every thread). */
 export interface Latencies {
   readonly ours: number[];
   readonly raw: number[];
+  readonly cpu: { readonly ours: number[]; readonly raw: number[] };
 }
+
+const cpuMs = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 
 /** Times each query on both sides, alternating which goes first; the first `warmup` are not kept. */
 export async function alternate(
@@ -118,21 +129,21 @@ export async function alternate(
   raw: (i: number) => unknown,
   warmup = 20,
 ): Promise<Latencies> {
-  const out: Latencies = { ours: [], raw: [] };
+  const out: Latencies = { ours: [], raw: [], cpu: { ours: [], raw: [] } };
   for (let i = 0; i < count + warmup; i += 1) {
     const q = i % count;
     const runOurs = async () => {
-      const t0 = process.hrtime.bigint();
+      const [t0, c0] = [process.hrtime.bigint(), process.cpuUsage()];
       await ours(q);
-      return ms(t0);
+      return [ms(t0), cpuMs(c0)] as const;
     };
     const runRaw = () => {
-      const t0 = process.hrtime.bigint();
+      const [t0, c0] = [process.hrtime.bigint(), process.cpuUsage()];
       raw(q);
-      return ms(t0);
+      return [ms(t0), cpuMs(c0)] as const;
     };
-    let o: number;
-    let r: number;
+    let o: readonly [number, number];
+    let r: readonly [number, number];
     if (i % 2 === 0) {
       o = await runOurs();
       r = runRaw();
@@ -141,8 +152,10 @@ export async function alternate(
       o = await runOurs();
     }
     if (i >= warmup) {
-      out.ours.push(o);
-      out.raw.push(r);
+      out.ours.push(o[0]);
+      out.raw.push(r[0]);
+      out.cpu.ours.push(o[1]);
+      out.cpu.raw.push(r[1]);
     }
   }
   return out;

@@ -2,7 +2,7 @@
  * From per-question outcomes to the figures the LoCoMo benchmark reports: mean evidence recall per
  * mode, provider and category, latency quantiles, ingest throughput, and where recall is lost.
  */
-import { quantile } from '../support.js';
+import { mean, quantile } from '../support.js';
 import { usedCategories } from './dataset.js';
 import type { ConversationResult, EvidenceProfile, IngestFigure, ModeName, ProviderName, QuestionOutcome, Recalls } from './run.js';
 
@@ -77,7 +77,6 @@ export interface ProfileSummary {
   readonly questionsByEvidenceCount: Record<'1' | '2' | '3+', number>;
 }
 
-const mean = (values: readonly number[]): number => (values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length);
 const share = (part: number, whole: number): number => (whole === 0 ? Number.NaN : part / whole);
 const countBucket = (n: number): '1' | '2' | '3+' => (n <= 1 ? '1' : n === 2 ? '2' : '3+');
 
