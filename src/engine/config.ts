@@ -125,20 +125,15 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   layers.push({ source: 'environment', values: fromEnv(env) });
   if (sources.overrides) layers.push({ source: 'command line', values: sources.overrides });
   let merged: Record<string, unknown> = {};
-  let config: Config | undefined;
   for (const layer of layers) {
-    // A layer that sets nothing leaves the merged values, and so their parse, as they were (a
-    // parse of the whole schema is a few ms of every CLI start, ADR 26).
-    if (config !== undefined && Object.keys(layer.values).length === 0) continue;
     merged = deepMerge(merged, layer.values);
     const result = configSchema.safeParse(merged);
     if (!result.success) {
       const issue = result.error.issues[0];
       throw new ConfigError(fieldPath(issue?.path ?? []), layer.source, issue?.message ?? 'invalid');
     }
-    config = result.data;
   }
-  return config ?? configSchema.parse(merged);
+  return configSchema.parse(merged);
 }
 
 function readConfigFile(path: string): Record<string, unknown> {
