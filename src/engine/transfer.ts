@@ -67,7 +67,8 @@ export function createTransfer(deps: TransferDeps) {
   const { log, env, indexes } = deps;
   const plan = (input: ImportInput): ImportPlan =>
     planImport(parseImport(input.content, input.format, deps.limits), (texts) => indexes.documents.withTexts(texts));
-  const writeSchema = createMemoryCommandSchemas(deps.limits).WriteMemory;
+  // Built at the first import, not when the engine opens (ADR 26).
+  let writeSchema: ReturnType<typeof createMemoryCommandSchemas>['WriteMemory'] | undefined;
 
   const record = (body: EventBody, actor: string, importId: string, suffix: string): Promise<unknown> =>
     log.append(streams.imports, stampEvents([body], { ...commandMetadata(env, actor, { correlationId: importId, causationId: importId }), commandId: `${importId}.${suffix}` }));
@@ -116,8 +117,9 @@ export function createTransfer(deps: TransferDeps) {
       await deps.beforeImport?.();
       const importId = env.newId();
       const actor = ctx.actor ?? deps.defaultActor;
+      const schema = (writeSchema ??= createMemoryCommandSchemas(deps.limits).WriteMemory);
       const memories = p.fresh.map(({ row, data: { status, ...memory } }) => ({
-        data: parseOrThrow(writeSchema, { memoryId: env.newId(), ...memory }, `row ${row}`),
+        data: parseOrThrow(schema, { memoryId: env.newId(), ...memory }, `row ${row}`),
         archived: status === 'archived',
       }));
       const memoryIds = memories.map((m) => m.data.memoryId);

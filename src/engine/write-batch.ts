@@ -43,14 +43,16 @@ const idToCome = 'to-be-assigned';
  * with `writeMemory` would make: the same events, ids and clock readings in the same order.
  */
 export function createBatchWriter(deps: BatchWriterDeps) {
-  const schema = createMemoryCommandSchemas(deps.limits).WriteMemory;
+  // Built at the first batch, not when the engine opens (ADR 26).
+  let schema: ReturnType<typeof createMemoryCommandSchemas>['WriteMemory'] | undefined;
 
   const check = (inputs: readonly unknown[]): WriteMemoryData[] => {
+    const writeSchema = (schema ??= createMemoryCommandSchemas(deps.limits).WriteMemory);
     const seen = new Set<string>();
     return inputs.map((input, i) => {
       const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
       const given = !isObject || 'memoryId' in input;
-      const data = parseOrThrow(schema, given ? input : { ...input, memoryId: idToCome }, `inputs[${i}]`);
+      const data = parseOrThrow(writeSchema, given ? input : { ...input, memoryId: idToCome }, `inputs[${i}]`);
       if (!given) return data;
       if (seen.has(data.memoryId) || deps.indexes.documents.get(data.memoryId) !== undefined) {
         throw new ValidationError(`inputs[${i}].memoryId`, `memory ${data.memoryId} ${seen.has(data.memoryId) ? 'appears twice' : 'already exists'}; nothing was written`);

@@ -74,7 +74,8 @@ export function embeddingFailedEvents(provider: EmbeddingProvider, memoryId: str
 /** Commands through the decider, with everything non-deterministic done before the append. */
 export function createWritePath(deps: WritePathDeps) {
   const { log, env, indexes } = deps;
-  const memoryCommandSchemas = createMemoryCommandSchemas(deps.limits);
+  // Built at the first command: a store opened to read (status, search) never builds them (ADR 26).
+  let memoryCommandSchemas: ReturnType<typeof createMemoryCommandSchemas> | undefined;
 
   const metadataFor = (ctx: CallContext): CommandMetadata => commandMetadata(env, ctx.actor ?? deps.defaultActor, ctx);
 
@@ -87,6 +88,7 @@ export function createWritePath(deps: WritePathDeps) {
     Object.fromEntries(indexes.atoms.ofMemory(memoryId).map((a) => [a.atomId, (a.status as string) === 'erased' ? 'forgotten' : a.status]));
 
   return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext, extra: WriteExtras = {}): Promise<WriteReceipt> {
+    memoryCommandSchemas ??= createMemoryCommandSchemas(deps.limits);
     const schema: z.ZodType<{ memoryId: string }> = memoryCommandSchemas[type];
     const data = parseOrThrow(schema, input) as MemoryCommand['data'];
     const metadata = metadataFor(ctx);

@@ -28,11 +28,19 @@ function bundled(argv: readonly string[]): boolean {
   return built !== null && (compiled === null || compiled <= built);
 }
 
+/** Resolves once what was written to `stream` has been handed to the system (at once for a file or, on Linux, a pipe). */
+const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
+
 const argv = process.argv.slice(2);
 if (bundled(argv)) {
   const loaded = loadBundle(bundle, `${bundle}.cache`);
-  process.exitCode = await loaded.main(argv);
+  const code = await loaded.main(argv);
   loaded.saveCache();
+  // The command has closed its engine (log, read models, vector snapshots) and its output is
+  // written: what a natural exit would still do is V8's idle-time garbage collection and the
+  // teardown of a heap about to be freed (15 to 30 ms of every short command, ADR 26).
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 } else {
   const { main } = await import('./run.js');
   process.exitCode = await main(argv);

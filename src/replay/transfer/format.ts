@@ -37,10 +37,9 @@ export function createNativeMemorySchema(limits: Limits) {
   });
 }
 
-export const importRowSchema = createImportRowSchema(defaultLimits);
-export const nativeMemorySchema = createNativeMemorySchema(defaultLimits);
-export type ImportRow = z.output<typeof importRowSchema>;
-export type NativeMemory = z.input<typeof nativeMemorySchema>;
+// Types only: the schemas are built by the import that parses with them, not by every command that loads this module (ADR 26).
+export type ImportRow = z.output<ReturnType<typeof createImportRowSchema>>;
+export type NativeMemory = z.input<ReturnType<typeof createNativeMemorySchema>>;
 
 /** The columns of the CSV export, in order; list fields are JSON arrays. */
 export const csvColumns = [
