@@ -11,6 +11,7 @@ import { createSetAsideLog } from './set-aside.js';
 import { indexFileOf, removeSnapshot } from './snapshot.js';
 import { writeSnapshotAsync } from './snapshot-async.js';
 import { restoreFile, type Restored } from './restore.js';
+import { createSnapshotState, lastChangeIn } from './snapshot-state.js';
 import type { CorruptEventError } from '../../events/errors.js';
 import { describeFailure, isEnvironmental, ProjectionFailedError } from '../failure.js';
 import { readPage } from '../read-page.js';
@@ -66,14 +67,10 @@ export function createVectorStore(options: VectorStoreOptions) {
   let loading: Promise<void> = Promise.resolve();
   let flushTimer: NodeJS.Timeout | null = null;
 
-  // What the snapshot on disk holds, and whether the live index changed since: a close after
-  // events that change no vector (accesses, conversations) writes nothing until they pile up, so
-  // a CLI call does not rewrite and fsync the whole index each time (reopening re-reads them).
-  let persisted = { generation: live.generation, checkpoint: live.checkpoint };
-  // A format 1 file has no checksum: rewrite it at the next close even when nothing changed.
-  let changed = opened.legacy === true;
-  // Low enough that the events a missed day's lifecycle tick appends at `start` are not replayed by every later call.
-  const staleAfter = 100n;
+  // What the snapshot on disk holds against the live index: events that change no vector
+  // (accesses, conversations, decays) do not make a CLI call or a tick rewrite the whole index.
+  const state = createSnapshotState(db, projectionName, options.lockedHead);
+  state.opened(live, opened.legacy === true);
   /** Reads and checks the live index's bytes once; damaged, they are set aside and the log replayed, as at open. */
   const loadLive = (): Promise<void> => {
     if (!unread) return loading;
@@ -84,6 +81,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       } catch (error) {
         setAside(live.generation, error);
         live = emptyGeneration(live.generation, source);
+        state.opened(live, false);
         liveFingerprint = null;
         await drain(live);
       }
@@ -94,8 +92,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     executor.run(async () => {
       const snapshot = await lock.read(() => toSnapshot(gen, source, indexFileOf(fileOf(gen.generation))));
       await writeSnapshotAsync(fileOf(gen.generation), snapshot);
-      persisted = { generation: gen.generation, checkpoint: gen.checkpoint };
-      if (gen === live) changed = false;
+      state.written(gen.generation, BigInt(snapshot.header.checkpoint));
       const row = generations.get(projectionName, gen.generation);
       if (row) generations.setCheckpoint(row, BigInt(snapshot.header.checkpoint));
     });
@@ -138,9 +135,9 @@ export function createVectorStore(options: VectorStoreOptions) {
       if ('corrupt' in read) return stopAt(gen, read.corrupt, true);
       const { page } = read;
       if (page.length === 0) return;
-      const changes = gen === live && (!changed || unread !== null) && page.some((e) => e.globalPosition > gen.checkpoint && feed.changes(e).length > 0);
-      if (changes) changed = true;
-      if (changes && unread) {
+      const changedAt = gen === live ? lastChangeIn(page, gen.checkpoint, feed) : 0n;
+      if (changedAt > 0n) state.changedAt(changedAt);
+      if (changedAt > 0n && unread) {
         await loadLive();
         // Set aside and replayed from the start by loadLive: this pass has nothing left to do.
         if (gen !== live) return;
@@ -163,7 +160,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       if (liveFailure()) return;
       const before = live.checkpoint;
       await drain(live);
-      if (live.checkpoint !== before && (changed || live.checkpoint - persisted.checkpoint > staleAfter)) scheduleFlush();
+      if (live.checkpoint !== before && state.caughtUp(live)) scheduleFlush();
     });
     return catchingUp;
   };
@@ -176,6 +173,8 @@ export function createVectorStore(options: VectorStoreOptions) {
     switchTo: (gen) => {
       const previous = live.generation;
       [live, liveFingerprint] = [gen, source.fingerprint];
+      // What the shadow applied after its last snapshot is not known here: clean only once written at or past this point.
+      state.changedAt(gen.checkpoint);
       return previous;
     },
     remove: (generation) => removeSnapshot(fileOf(generation)),
@@ -230,7 +229,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       await loadLive();
       if (liveFailure() || generations.building(projectionName)) return false;
       await lock.write(() => eraseVectorsInPlace(live, erased, feed));
-      changed = true;
+      state.changedAt(live.checkpoint + 1n);
       await persist(live);
       return true;
     },
@@ -239,7 +238,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     close: async (): Promise<void> => {
       stopFlushTimer();
       await catchingUp;
-      if (changed || live.generation !== persisted.generation || live.checkpoint - persisted.checkpoint > staleAfter) await persistLive();
+      if (state.stale(live)) await persistLive();
       await executor.idle();
       unread?.close();
     },
