@@ -29,29 +29,38 @@ export function createSnapshotState(db: SqliteDatabase, name: string, lockedHead
     `INSERT INTO vector_clean_through (projection, generation, snapshot_checkpoint, through) VALUES (?, ?, ?, ?)
      ON CONFLICT (projection, generation) DO UPDATE SET snapshot_checkpoint = excluded.snapshot_checkpoint, through = excluded.through`,
   );
-  let persisted = { generation: 0, checkpoint: 0n };
-  // The last position at which the live index changed (an event's vectors, or an erasure in place).
+  // The checkpoint of each generation's snapshot on disk: a rebuild writes its shadow's beside the live one's.
+  const persisted = new Map<number, bigint>();
+  // The last position at which the live index changed (an event's vectors, an erasure in place, a switch).
   let lastChange = 0n;
-  let cleanThrough = 0n;
-  const clean = (live: VectorGeneration): boolean => live.generation === persisted.generation && lastChange <= persisted.checkpoint;
-  const behind = (live: VectorGeneration): bigint => live.checkpoint - (clean(live) && cleanThrough > persisted.checkpoint ? cleanThrough : persisted.checkpoint);
+  // How far the live generation is known unchanged past its snapshot (recorded, or opened from the record).
+  let cleanThrough = { generation: 0, through: 0n };
+  const snapshotAt = (live: VectorGeneration): bigint | undefined => persisted.get(live.generation);
+  const clean = (live: VectorGeneration): boolean => {
+    const at = snapshotAt(live);
+    return at !== undefined && lastChange <= at;
+  };
+  const behind = (live: VectorGeneration): bigint => {
+    const at = snapshotAt(live) ?? 0n;
+    const through = cleanThrough.generation === live.generation && cleanThrough.through > at ? cleanThrough.through : at;
+    return live.checkpoint - through;
+  };
 
   return {
     /** The live generation as opened from its snapshot (or empty): it starts past the events known to change nothing. */
     opened(live: VectorGeneration, legacy: boolean): void {
-      persisted = { generation: live.generation, checkpoint: live.checkpoint };
+      persisted.set(live.generation, live.checkpoint);
       // A format 1 file has no checksum: rewritten at the next close even when nothing changed.
       lastChange = legacy ? live.checkpoint + 1n : 0n;
-      cleanThrough = live.checkpoint;
+      cleanThrough = { generation: live.generation, through: live.checkpoint };
       const row = lockedHead ? read.get(name, live.generation) : undefined;
       if (legacy || !row || BigInt(row.snapshot_checkpoint) !== live.checkpoint) return;
       const through = BigInt(row.through);
-      if (through > live.checkpoint && through <= (lockedHead as () => bigint)()) live.checkpoint = cleanThrough = through;
+      if (through > live.checkpoint && through <= (lockedHead as () => bigint)()) live.checkpoint = cleanThrough.through = through;
     },
     /** A snapshot of `generation` at `checkpoint` is on disk now. */
     written(generation: number, checkpoint: bigint): void {
-      persisted = { generation, checkpoint };
-      cleanThrough = checkpoint;
+      persisted.set(generation, checkpoint);
     },
     /** The live index changed at `position` (an applied event's vectors, or an erasure in place at the checkpoint). */
     changedAt(position: bigint): void {
@@ -61,8 +70,8 @@ export function createSnapshotState(db: SqliteDatabase, name: string, lockedHead
     caughtUp(live: VectorGeneration): boolean {
       if (!clean(live)) return true;
       if (!lockedHead) return behind(live) > staleAfter;
-      withoutFsync(db, () => write.run(name, live.generation, persisted.checkpoint, live.checkpoint));
-      cleanThrough = live.checkpoint;
+      withoutFsync(db, () => write.run(name, live.generation, snapshotAt(live), live.checkpoint));
+      cleanThrough = { generation: live.generation, through: live.checkpoint };
       return false;
     },
     /** At close: whether the snapshot must be written (changed, another generation, or far behind). */
