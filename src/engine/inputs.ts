@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { memoryCommandSchemas } from '../commands/memory/commands.js';
+import type { MemoryCommandSchemas } from '../commands/memory/commands.js';
 import type { memoryChangesSchema } from '../events/memory.js';
 import type { eraseInputSchema, erasePreviewSchema } from './erase/index.js';
 import type { afterLlmResponseSchema, beforeLlmRequestSchema } from './hooks/schemas.js';
@@ -11,7 +11,7 @@ import type { recallInputSchema } from './recall.js';
  */
 
 /** A new memory; the engine makes up `memoryId` when it is absent. */
-export type WriteMemoryInput = Omit<z.input<(typeof memoryCommandSchemas)['WriteMemory']>, 'memoryId'> & { readonly memoryId?: string };
+export type WriteMemoryInput = Omit<z.input<MemoryCommandSchemas['WriteMemory']>, 'memoryId'> & { readonly memoryId?: string };
 export type MemoryChangesInput = z.input<typeof memoryChangesSchema>;
 export type RecallInput = z.input<typeof recallInputSchema>;
 export type EraseInput = z.input<typeof eraseInputSchema>;

@@ -13,7 +13,7 @@ import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/
 import type { Indexes } from './indexes.js';
 import { commandMetadata } from './system-events.js';
 import { importStreams } from './import-batch.js';
-import { createMemoryCommandSchemas } from '../commands/memory/commands.js';
+import { commandSchemasFor } from '../commands/memory/commands.js';
 import type { CallContext, WriteReceipt } from './write-path.js';
 
 type Write = (type: 'WriteMemory' | 'ArchiveMemory' | 'ForgetMemory', input: unknown, ctx: CallContext) => Promise<WriteReceipt>;
@@ -67,8 +67,6 @@ export function createTransfer(deps: TransferDeps) {
   const { log, env, indexes } = deps;
   const plan = (input: ImportInput): ImportPlan =>
     planImport(parseImport(input.content, input.format, deps.limits), (texts) => indexes.documents.withTexts(texts));
-  // Built at the first import, not when the engine opens (ADR 26).
-  let writeSchema: ReturnType<typeof createMemoryCommandSchemas>['WriteMemory'] | undefined;
 
   const record = (body: EventBody, actor: string, importId: string, suffix: string): Promise<unknown> =>
     log.append(streams.imports, stampEvents([body], { ...commandMetadata(env, actor, { correlationId: importId, causationId: importId }), commandId: `${importId}.${suffix}` }));
@@ -117,7 +115,7 @@ export function createTransfer(deps: TransferDeps) {
       await deps.beforeImport?.();
       const importId = env.newId();
       const actor = ctx.actor ?? deps.defaultActor;
-      const schema = (writeSchema ??= createMemoryCommandSchemas(deps.limits).WriteMemory);
+      const schema = commandSchemasFor(deps.limits).WriteMemory;
       const memories = p.fresh.map(({ row, data: { status, ...memory } }) => ({
         data: parseOrThrow(schema, { memoryId: env.newId(), ...memory }, `row ${row}`),
         archived: status === 'archived',

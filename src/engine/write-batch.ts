@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { createMemoryCommandSchemas } from '../commands/memory/commands.js';
+import { commandSchemasFor, type MemoryCommandSchemas } from '../commands/memory/commands.js';
 import type { Limits } from '../events/bounds.js';
 import { parseOrThrow, ValidationError } from '../events/errors.js';
 import type { EventLog, StreamAppend } from '../events/log/event-log.js';
@@ -10,7 +10,7 @@ import type { Indexes } from './indexes.js';
 import { commandMetadata } from './system-events.js';
 import type { CallContext, WriteReceipt } from './write-path.js';
 
-type WriteMemoryData = z.output<ReturnType<typeof createMemoryCommandSchemas>['WriteMemory']>;
+type WriteMemoryData = z.output<MemoryCommandSchemas['WriteMemory']>;
 
 export interface WriteBatchOptions {
   /** Memories per append (one transaction) and per catch-up of the read models; default 256. */
@@ -43,11 +43,8 @@ const idToCome = 'to-be-assigned';
  * with `writeMemory` would make: the same events, ids and clock readings in the same order.
  */
 export function createBatchWriter(deps: BatchWriterDeps) {
-  // Built at the first batch, not when the engine opens (ADR 26).
-  let schema: ReturnType<typeof createMemoryCommandSchemas>['WriteMemory'] | undefined;
-
   const check = (inputs: readonly unknown[]): WriteMemoryData[] => {
-    const writeSchema = (schema ??= createMemoryCommandSchemas(deps.limits).WriteMemory);
+    const writeSchema = commandSchemasFor(deps.limits).WriteMemory;
     const seen = new Set<string>();
     return inputs.map((input, i) => {
       const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);

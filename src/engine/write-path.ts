@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { stampEvents, type CommandMetadata } from '../commands/decider.js';
 import { handleCommand } from '../commands/handler.js';
-import { createMemoryCommandSchemas, type DerivedEvent, type MemoryCommand, type WriteMemory } from '../commands/memory/commands.js';
+import { commandSchemasFor, type DerivedEvent, type MemoryCommandSchemas, type MemoryCommand, type WriteMemory } from '../commands/memory/commands.js';
 import type { Limits } from '../events/bounds.js';
 import { memoryDecider } from '../commands/memory/decider.js';
 import { parseOrThrow } from '../events/errors.js';
@@ -74,9 +74,6 @@ export function embeddingFailedEvents(provider: EmbeddingProvider, memoryId: str
 /** Commands through the decider, with everything non-deterministic done before the append. */
 export function createWritePath(deps: WritePathDeps) {
   const { log, env, indexes } = deps;
-  // Built at the first command: a store opened to read (status, search) never builds them (ADR 26).
-  let memoryCommandSchemas: ReturnType<typeof createMemoryCommandSchemas> | undefined;
-
   const metadataFor = (ctx: CallContext): CommandMetadata => commandMetadata(env, ctx.actor ?? deps.defaultActor, ctx);
 
   const recordEmbeddingFailure = async (memoryId: string, error: string, meta: CommandMetadata): Promise<void> => {
@@ -88,18 +85,17 @@ export function createWritePath(deps: WritePathDeps) {
     Object.fromEntries(indexes.atoms.ofMemory(memoryId).map((a) => [a.atomId, (a.status as string) === 'erased' ? 'forgotten' : a.status]));
 
   return async function run<T extends MemoryCommand['type']>(type: T, input: unknown, ctx: CallContext, extra: WriteExtras = {}): Promise<WriteReceipt> {
-    memoryCommandSchemas ??= createMemoryCommandSchemas(deps.limits);
-    const schema: z.ZodType<{ memoryId: string }> = memoryCommandSchemas[type];
+    const schema: z.ZodType<{ memoryId: string }> = commandSchemasFor(deps.limits)[type];
     const data = parseOrThrow(schema, input) as MemoryCommand['data'];
     const metadata = metadataFor(ctx);
     let derived: DerivedEvent[] | undefined;
     let text: string | undefined;
     if (type === 'WriteMemory') {
-      const memory = data as z.output<ReturnType<typeof createMemoryCommandSchemas>['WriteMemory']>;
+      const memory = data as z.output<MemoryCommandSchemas['WriteMemory']>;
       text = memory.text;
       derived = deriveEvents(memory, metadata.now, env.newId, indexes.atoms);
     } else if (type === 'UpdateMemory') {
-      const update = data as z.output<ReturnType<typeof createMemoryCommandSchemas>['UpdateMemory']>;
+      const update = data as z.output<MemoryCommandSchemas['UpdateMemory']>;
       const current = indexes.documents.get(update.memoryId);
       text = update.changes.text;
       if (current && text !== undefined) {

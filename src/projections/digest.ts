@@ -30,7 +30,6 @@ function encodeBlobs(_key: string, value: unknown): unknown {
   return value;
 }
 
-
 /**
  * The same digest, with the generation's checkpoint, read from one snapshot of the file on a
  * connection of its own and hashed a slice of about `budgetMs` at a time with a turn of the event

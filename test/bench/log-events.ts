@@ -4,7 +4,8 @@
  * stamped. Used by the projections benchmark to build a large log quickly (see events-worker.ts).
  */
 import { stampEvents } from '../../src/commands/decider.js';
-import { memoryCommandSchemas, type MemoryCommand } from '../../src/commands/memory/commands.js';
+import { commandSchemasFor, type MemoryCommand } from '../../src/commands/memory/commands.js';
+import { defaultLimits } from '../../src/events/bounds.js';
 import { memoryDecider } from '../../src/commands/memory/decider.js';
 import { deriveEvents } from '../../src/engine/derive.js';
 import type { DomainEvent, EventData, EventOf } from '../../src/events/catalog.js';
@@ -61,7 +62,7 @@ export function derivedAtoms() {
 
 /** The MemoryWritten event alone of a write, as a raw baseline stores it (no derived events). */
 export function writtenEvent(memoryId: string, input: MemoryInput, at: number): EventOf<'MemoryWritten'> {
-  const data = memoryCommandSchemas.WriteMemory.parse({ memoryId, ...input }) as EventData<'MemoryWritten'>;
+  const data = commandSchemasFor(defaultLimits).WriteMemory.parse({ memoryId, ...input }) as EventData<'MemoryWritten'>;
   const [event] = stampEvents<EventOf<'MemoryWritten'>>([{ type: 'MemoryWritten', schemaVersion: 2, data }], {
     commandId: `cmd-${memoryId}`, now: new Date(at).toISOString(), actor: 'bench',
   });
@@ -71,7 +72,7 @@ export function writtenEvent(memoryId: string, input: MemoryInput, at: number): 
 
 /** Everything one WriteMemory appends to the memory's stream, as the write path decides it. */
 export function writeEvents(memoryId: string, input: MemoryInput, at: number, atoms: AtomQueries): DomainEvent[] {
-  const data = memoryCommandSchemas.WriteMemory.parse({ memoryId, ...input }) as EventData<'MemoryWritten'>;
+  const data = commandSchemasFor(defaultLimits).WriteMemory.parse({ memoryId, ...input }) as EventData<'MemoryWritten'>;
   const metadata = { commandId: `cmd-${memoryId}`, now: new Date(at).toISOString(), actor: 'bench' };
   let ids = 0;
   const derived = deriveEvents(data, metadata.now, () => `${memoryId}-atom-${(ids += 1)}`, atoms);

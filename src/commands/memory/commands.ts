@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AtomStatus } from '../../events/atom.js';
 import type { EventData, EventOf } from '../../events/catalog.js';
 import { importanceSchema, labels, nonEmptyText, sourceMessageSchema } from '../../events/fields.js';
-import { boundedText, boundedTotal, defaultLimits, fixedLimits, type Limits } from '../../events/bounds.js';
+import { boundedText, boundedTotal, fixedLimits, type Limits } from '../../events/bounds.js';
 import { changesOf, memoryChangeFields, memoryScopeFields } from '../../events/memory.js';
 import { idSchema } from '../../events/metadata.js';
 import type { Command, EventBody } from '../decider.js';
@@ -40,10 +40,21 @@ export function createMemoryCommandSchemas(limits: Limits) {
   } as const;
 }
 
-/** The schemas at the default limits. */
-export const memoryCommandSchemas = createMemoryCommandSchemas(defaultLimits);
+export type MemoryCommandSchemas = ReturnType<typeof createMemoryCommandSchemas>;
+const built = new WeakMap<Limits, MemoryCommandSchemas>();
 
-type Schemas = typeof memoryCommandSchemas;
+/**
+ * The command schemas of one limits object, built at their first use and then shared: a store
+ * opened to read (status, search) never builds them, and the write path, the batch writer and the
+ * import share one set (ADR 26).
+ */
+export function commandSchemasFor(limits: Limits): MemoryCommandSchemas {
+  let schemas = built.get(limits);
+  if (!schemas) built.set(limits, (schemas = createMemoryCommandSchemas(limits)));
+  return schemas;
+}
+
+type Schemas = MemoryCommandSchemas;
 export type MemoryCommandType = keyof Schemas;
 export type MemoryCommandData<T extends MemoryCommandType> = z.output<Schemas[T]>;
 

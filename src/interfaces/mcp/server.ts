@@ -1,6 +1,6 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { createMemoryCommandSchemas } from '../../commands/memory/commands.js';
+import { commandSchemasFor } from '../../commands/memory/commands.js';
 import { defaultLimits, type Limits } from '../../events/bounds.js';
 import { idSchema } from '../../events/metadata.js';
 import type { MemoryEngine } from '../../engine/engine.js';
@@ -22,7 +22,7 @@ type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean
  */
 export function createMcpServer(engine: MemoryEngine, principal: Principal, budget: Budget, limits: Limits = defaultLimits): McpServer {
   // Input schemas at the configured limits (ADR 23), as the engine checks them.
-  const commands = createMemoryCommandSchemas(limits);
+  const commands = commandSchemasFor(limits);
   const memorizeInput = commands.WriteMemory.extend({ memoryId: idSchema.optional() });
   const updateInput = commands.UpdateMemory;
   const server = new McpServer({ name: 'livingmemory', version: '1' });

@@ -10,7 +10,6 @@ export interface LegacySnapshot {
 export const format2Magic = Buffer.from('LMSNAP2\n', 'latin1');
 export const format3Magic = Buffer.from('LMSNAP3\n', 'latin1');
 
-
 /**
  * Format 3 (ADR 24, ADR 26 before format 4): magic, summary length (u32 LE), lists length (u64
  * LE), index length (u64 LE); sha256 of the magic, the lengths, the summary and the lists; sha256

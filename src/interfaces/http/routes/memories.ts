@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { createMemoryCommandSchemas, memoryCommandSchemas } from '../../../commands/memory/commands.js';
+import { commandSchemasFor } from '../../../commands/memory/commands.js';
+import { defaultLimits } from '../../../events/bounds.js';
 import { idSchema } from '../../../events/metadata.js';
 import { recallInputSchema } from '../../../engine/recall.js';
 import { actorOf } from '../../shared/principal.js';
@@ -9,7 +10,7 @@ import { errorResponses, HttpError, notFound } from '../errors.js';
 import { memorySchema, objectSchema, receiptSchema } from '../wire.js';
 
 const idParams = z.object({ id: idSchema });
-const reasonBody = z.object({ reason: memoryCommandSchemas.ForgetMemory.shape.reason.unwrap().optional() }).strict().default({});
+const reasonBody = z.object({ reason: commandSchemasFor(defaultLimits).ForgetMemory.shape.reason.unwrap().optional() }).strict().default({});
 const cursorSchema = z.string().max(500).describe('nextCursor of the previous page');
 const listQuery = z
   .object({
@@ -43,7 +44,7 @@ function decodeCursor(cursor: string): { createdAt: string; memoryId: string } {
 /** Memories: list with filters and keyset paging, read, write, change, archive, restore, forget; search. */
 export function memoryRoutes(app: App, { engine, config }: DoorContext): void {
   // The command schemas at the configured limits (ADR 23), as the engine checks them.
-  const commands = createMemoryCommandSchemas(config.limits);
+  const commands = commandSchemasFor(config.limits);
   const writeBody = commands.WriteMemory.extend({ memoryId: idSchema.optional() });
   const visible = (principal: Parameters<typeof canSee>[0], id: string) => {
     const doc = engine.documents.get(id);
