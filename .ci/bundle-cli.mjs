@@ -78,7 +78,7 @@ rmSync(`${cli}bundle`, { recursive: true, force: true });
 renameSync(next, `${cli}bundle`);
 
 // The code cache holds what a run compiled: a few common commands on a throwaway store.
-const { loadBundle } = await import(`${cli}bundle-loader.js`);
+const { loadBundle } = await import(`${cli}bundle-loader.cjs`);
 const file = `${cli}bundle/lmem.cjs`;
 const loaded = loadBundle(file, `${file}.cache`);
 const store = mkdtempSync(join(tmpdir(), 'lmem-bundle-warm-'));

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { documentsProjection } from '../src/projections/documents.js';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 const dataDir = mkdtempSync(join(tmpdir(), 'lmem-cli-'));
 const lmem = (args: string[], env: NodeJS.ProcessEnv = {}) => {
   const result = spawnSync(process.execPath, [cli, ...args], {

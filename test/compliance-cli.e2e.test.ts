@@ -8,7 +8,7 @@ import { createMemoryEngine } from '../src/engine/engine.js';
 import { testEnvironment } from './support/engine.js';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 // Exports go beside the store: nothing may be written inside the data dir.
 const root = mkdtempSync(join(tmpdir(), 'lmem-compliance-cli-'));
 const dataDir = join(root, 'store');

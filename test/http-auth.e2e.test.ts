@@ -139,7 +139,7 @@ describe('without a token the server listens on loopback only', () => {
   it('lmem serve --host 0.0.0.0 and bad ports exit 2 before any data dir is made; lmem mcp without its token too', () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'lmem-bind-')), 'never-created');
     const run = (args: readonly string[], env: Record<string, string> = {}) =>
-      spawnSync(process.execPath, ['dist/src/interfaces/cli/main.js', ...args, '--data-dir', dataDir, '--json'], {
+      spawnSync(process.execPath, ['dist/src/interfaces/cli/main.cjs', ...args, '--data-dir', dataDir, '--json'], {
         env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000,
       });
     const refused = run(['serve', '--host', '0.0.0.0']);

@@ -108,7 +108,7 @@ describe('MCP on stdio (lmem mcp)', () => {
     const client = new Client({ name: 'test', version: '1' });
     await client.connect(new StdioClientTransport({
       command: process.execPath,
-      args: ['dist/src/interfaces/cli/main.js', 'mcp', '--data-dir', dir],
+      args: ['dist/src/interfaces/cli/main.cjs', 'mcp', '--data-dir', dir],
       env: { PATH: process.env.PATH ?? '' },
       stderr: 'pipe',
     }));
@@ -129,7 +129,7 @@ describe('MCP on stdio (lmem mcp)', () => {
     const client = new Client({ name: 'test', version: '1' });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['dist/src/interfaces/cli/main.js', 'mcp', '--data-dir', dir],
+      args: ['dist/src/interfaces/cli/main.cjs', 'mcp', '--data-dir', dir],
       env: { PATH: process.env.PATH ?? '', LIVINGMEMORY_API_TOKENS: `${tokens.alice}=alice:u-alice` },
       stderr: 'pipe',
     });

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Issue 11, case 2: `export --out <dataDir>/livingmemory.db` (or a symlink to it) destroyed the log.
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 const root = mkdtempSync(join(tmpdir(), 'lmem-outputs-'));
 const dataDir = join(root, 'data');
 const out = join(root, 'out');

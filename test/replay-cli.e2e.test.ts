@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // Runs the compiled CLI as a user would; `npm test` builds dist/ before the suite starts.
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 // Outputs go beside the store: nothing may be written inside the data dir (ADR 24).
 const root = mkdtempSync(join(tmpdir(), 'lmem-replay-cli-'));
 const dataDir = join(root, 'store');

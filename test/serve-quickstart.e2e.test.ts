@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const cli = 'dist/src/interfaces/cli/main.js';
+const cli = 'dist/src/interfaces/cli/main.cjs';
 
 /** `lmem serve` as a process; resolves with the address it printed (one JSON object with --json). */
 function serve(dataDir: string) {

@@ -12,7 +12,7 @@ import { verifyComplianceExport } from '../src/replay/compliance/verify.js';
 import { testEnvironment } from './support/engine.js';
 
 // Issue 11, case 8: editing records.jsonl and recomputing its sha256 in manifest.json still "verified".
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 const root = mkdtempSync(join(tmpdir(), 'lmem-signed-'));
 const dataDir = join(root, 'store');
 const exported = join(root, 'export');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Issue 11, case 3, as the issue reproduced it: truncate vectors/vectors-g1.snap, then start, verify, rebuild-index.
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 const dataDir = mkdtempSync(join(tmpdir(), 'lmem-heal-cli-'));
 const vectorsDir = join(dataDir, 'vectors');
 const lmem = (args: string[]) => {

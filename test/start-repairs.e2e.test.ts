@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSnapshot, writeSnapshot } from '../src/projections/vectors/snapshot.js';
 
 // Issue 11, case 4: `start` left a changed documents row wrong, and a shadow killed half-way `building`.
-const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 const root = mkdtempSync(join(tmpdir(), 'lmem-start-repairs-'));
 const dataDir = join(root, 'data');
 const dbFile = join(dataDir, 'livingmemory.db');

@@ -15,7 +15,7 @@ import { buildLog } from './projections.bench.js';
 import { printReport, row, type BenchRow } from './report.js';
 import { benchDir, intArg, isEntryPoint, median, progress } from './support.js';
 
-const cli = fileURLToPath(new URL('../../src/interfaces/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../src/interfaces/cli/main.cjs', import.meta.url));
 
 function runOnce(args: readonly string[], dataDir: string): number {
   const start = process.hrtime.bigint();
@@ -46,7 +46,7 @@ export function cliColdStartRows(dataDir: string, memories: number, runs = intAr
   }
   const base = median(times.node);
   const note =
-    'wall time of one process, median of the rounds, lower is better; ours = `node dist/src/interfaces/cli/main.js status|search <query>` ' +
+    'wall time of one process, median of the rounds, lower is better; ours = `node dist/src/interfaces/cli/main.cjs status|search <query>` ' +
     `on a store of ${memories} memories (hash embeddings), raw = \`node -e 0\` in the same rounds`;
   return [
     row(`CLI cold start: lmem status (${memories / 1000}k)`, median(times.status), base, 'ms', 3, { better: 'lower', note }),

@@ -57,7 +57,7 @@ export interface Served {
 
 /** `lmem serve` on a free port, compiled, as a user starts it (`npm test` builds dist/ first). */
 export async function serve(dataDir: string): Promise<Served> {
-  const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+  const cli = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
   const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--data-dir', dataDir, '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const base = await new Promise<string>((resolve, reject) => {

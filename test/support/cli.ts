@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 /** The compiled CLI, as a user runs it; `npm test` builds dist/ before the suite starts. */
-export const cliPath = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+export const cliPath = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 
 export interface CliRun {
   readonly code: number | null;

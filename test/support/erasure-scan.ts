@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The compiled CLI, as a user runs it; `npm test` builds dist/ first.
-export const cliPath = join(process.cwd(), 'dist/src/interfaces/cli/main.js');
+export const cliPath = join(process.cwd(), 'dist/src/interfaces/cli/main.cjs');
 
 export interface CliResult {
   readonly code: number | null;
