@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { planConsolidation, unionSources, type ConsolidationCandidate } from '../src/commands/lifecycle/consolidation.js';
-import { defaultLifecycleSettings } from '../src/commands/lifecycle/settings.js';
+import { lifecycleSettingsSchema } from '../src/commands/lifecycle/settings.js';
 
 const day = 86_400_000;
 const now = Date.parse('2026-06-01T00:00:00Z');
-const settings = defaultLifecycleSettings.consolidation;
+const settings = lifecycleSettingsSchema().parse({}).consolidation;
 let n = 0;
 const m = (over: Partial<ConsolidationCandidate> = {}): ConsolidationCandidate => {
   n += 1;

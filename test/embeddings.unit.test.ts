@@ -198,7 +198,7 @@ describe('embedding cache', () => {
 
 describe('embedding configuration', () => {
   it('defaults to the hash provider', () => {
-    expect(embeddingConfigSchema.parse({})).toEqual({ provider: 'hash' });
+    expect(embeddingConfigSchema().parse({})).toEqual({ provider: 'hash' });
     expect(createEmbeddingProvider({ provider: 'hash', dimension: 128 }).fingerprint.dimension).toBe(128);
     expect(createEmbeddingProvider({ provider: 'use-lite' }).fingerprint).toMatchObject({ provider: 'use-lite', dimension: 512 });
   });

@@ -4,14 +4,13 @@ import { accessReinforcement, atomTick, decayScore, dormantAfterTtls, transition
 import { dueDates, firstSlotDateAfter, localDate, nextDate, slotInstant } from '../src/commands/lifecycle/calendar.js';
 import { decayOne } from '../src/commands/lifecycle/decay.js';
 import { decidePolicy } from '../src/commands/lifecycle/policy.js';
-import { defaultLifecycleSettings, lifecycleSettingsSchema } from '../src/commands/lifecycle/settings.js';
+import { lifecycleSettingsSchema } from '../src/commands/lifecycle/settings.js';
 import { decayBatchSize, tickDecider, type TickDecay } from '../src/commands/lifecycle/tick.js';
 import { DomainError } from '../src/commands/errors.js';
 import { deciderSpec } from './support/decider-spec.js';
 
 const day = 86_400_000;
-const decay = defaultLifecycleSettings.decay;
-const atoms = defaultLifecycleSettings.atoms;
+const { decay, atoms } = lifecycleSettingsSchema().parse({});
 const asOf = Date.parse('2026-03-10T03:00:00Z');
 const memory = (importance: number, accessCount = 0, lastAccessedAt: string | null = null) => ({ memoryId: 'm', importance, accessCount, lastAccessedAt });
 
@@ -37,9 +36,9 @@ describe('importance decay (the original rule, defaults 0.01/day, window 30 days
     expect(decayOne(memory(1), decay, asOf)).toBeNull();
   });
   it('refuses settings out of range, naming the field', () => {
-    expect(() => lifecycleSettingsSchema.parse({ decay: { rate: 2 } })).toThrow(/rate/);
-    expect(() => lifecycleSettingsSchema.parse({ decay: { timeZone: 'Mars/Olympus' } })).toThrow(/time zone/);
-    expect(() => lifecycleSettingsSchema.parse({ decay: { hour: 24 } })).toThrow(/hour/);
+    expect(() => lifecycleSettingsSchema().parse({ decay: { rate: 2 } })).toThrow(/rate/);
+    expect(() => lifecycleSettingsSchema().parse({ decay: { timeZone: 'Mars/Olympus' } })).toThrow(/time zone/);
+    expect(() => lifecycleSettingsSchema().parse({ decay: { hour: 24 } })).toThrow(/hour/);
   });
 });
 

@@ -7,7 +7,7 @@ import { englishGroup, window } from './support/summary-messages.js';
 
 describe('llm config', () => {
   it('defaults to the extractive summarizer', () => {
-    expect(llmConfigSchema.parse({})).toEqual({ provider: 'extractive', identityAliases: {} });
+    expect(llmConfigSchema().parse({})).toEqual({ provider: 'extractive', identityAliases: {} });
     expect(createLlmProvider().fingerprint).toEqual({
       provider: 'extractive',
       model: 'extractive-v1',

@@ -34,7 +34,7 @@ async function serve(answer: (docs: string[]) => unknown, status = 200): Promise
   return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`;
 }
 
-const config = (baseUrl: string) => rerankConfigSchema.parse({ provider: 'http', baseUrl, model: 'rerank-test', timeoutMs: 500 });
+const config = (baseUrl: string) => rerankConfigSchema().parse({ provider: 'http', baseUrl, model: 'rerank-test', timeoutMs: 500 });
 
 describe('HTTP reranker', () => {
   it('reorders by the service scores', async () => {

@@ -2,72 +2,86 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defaultLimits, limitsSchema } from '../events/bounds.js';
 import { fieldPath } from '../events/errors.js';
+import { lazy } from '../events/lazy.js';
 import { embeddingConfigSchema } from '../providers/embeddings/index.js';
 import { conversationConfigSchema } from './conversation/config.js';
 import { llmConfigSchema } from '../providers/llm/index.js';
 import { rerankConfigSchema } from '../providers/rerank.js';
 import { lifecycleSettingsSchema } from '../commands/lifecycle/settings.js';
-import { defaultLogConfig, logConfigSchema } from './log-config.js';
+import { configDefaults } from './config-defaults.js';
+import { logConfigSchema } from './log-config.js';
 import { parseTokenList, serverConfigSchema } from './server-config.js';
 
 /**
  * Managed backups (ADR 29): the engine's own copies, in `dir` (default `<dataDir>-backups`, beside the data dir),
  * kept `keepDays` days (the newest always stays), taken daily after the tick when `daily` is set.
  */
-export const backupsConfigSchema = z
-  .object({
-    dir: z.string().min(1).nullable().default(null),
-    keepDays: z.number().min(0).default(7),
-    daily: z.boolean().default(false),
-  })
-  .strict();
+export const backupsConfigSchema = lazy(() =>
+  z
+    .object({
+      dir: z.string().min(1).nullable().default(null),
+      keepDays: z.number().min(0).default(7),
+      daily: z.boolean().default(false),
+    })
+    .strict(),
+);
 
-/** Every setting of the engine, validated once at start. */
 /**
  * The approximate vector index (ADR 8): exact search below `minVectors` vectors (the default keeps
  * every store of fewer than a million memories exact), HNSW with `m` links and `efSearch` candidates above.
  */
-export const approximateVectorsSchema = z
-  .object({
-    minVectors: z.number().int().min(1).default(1_000_000),
-    m: z.number().int().min(4).max(128).default(32),
-    efSearch: z.number().int().min(16).max(4096).default(512),
-  })
-  .strict();
+export const approximateVectorsSchema = lazy(() =>
+  z
+    .object({
+      minVectors: z.number().int().min(1).default(1_000_000),
+      m: z.number().int().min(4).max(128).default(32),
+      efSearch: z.number().int().min(16).max(4096).default(512),
+    })
+    .strict(),
+);
 
-export const configSchema = z
-  .object({
-    dataDir: z.string().min(1).default('./data'),
-    databaseFile: z.string().min(1).default('livingmemory.db'),
-    sqlite: z
+/** Each top-level setting's schema, built when a configuration gives that setting (or the whole schema is asked for). */
+const parts = {
+  dataDir: () => z.string().min(1).default('./data'),
+  databaseFile: () => z.string().min(1).default('livingmemory.db'),
+  sqlite: () =>
+    z
       .object({ synchronous: z.enum(['FULL', 'NORMAL']).default('FULL') })
       .strict()
       .default({ synchronous: 'FULL' }),
-    projections: z
+  projections: () =>
+    z
       .object({
         pageSize: z.number().int().min(1).max(100_000).default(1000),
         // A vector shadow rebuild writes its snapshot (the point a killed rebuild resumes from) every this many events.
         vectorPersistEvery: z.number().int().min(1).default(50_000),
         // Vector searches go through an approximate HNSW index from minVectors vectors on (ADR 8); null: always exact.
-        approximateVectors: approximateVectorsSchema.nullable().default(approximateVectorsSchema.parse({})),
+        approximateVectors: approximateVectorsSchema().nullable().default(approximateVectorsSchema().parse({})),
       })
       .strict()
-      .default({ pageSize: 1000, vectorPersistEvery: 50_000, approximateVectors: approximateVectorsSchema.parse({}) }),
-    actor: z.string().min(1).default('cli'),
-    embedding: embeddingConfigSchema.default({ provider: 'hash' }),
-    rerank: rerankConfigSchema.default({ provider: 'none', timeoutMs: 10_000 }),
-    conversation: conversationConfigSchema.default(conversationConfigSchema.parse({})),
-    llm: llmConfigSchema.default(llmConfigSchema.parse({})),
-    lifecycle: lifecycleSettingsSchema.default(lifecycleSettingsSchema.parse({})),
-    backups: backupsConfigSchema.default(backupsConfigSchema.parse({})),
-    log: logConfigSchema.default(defaultLogConfig),
-    server: serverConfigSchema.default(serverConfigSchema.parse({})),
-    /** What a command accepts (ADR 23): texts over these are refused before anything is appended. */
-    limits: limitsSchema.default(defaultLimits),
-  })
-  .strict();
+      .default({ pageSize: 1000, vectorPersistEvery: 50_000, approximateVectors: approximateVectorsSchema().parse({}) }),
+  actor: () => z.string().min(1).default('cli'),
+  embedding: () => embeddingConfigSchema().default({ provider: 'hash' }),
+  rerank: () => rerankConfigSchema().default({ provider: 'none', timeoutMs: 10_000 }),
+  conversation: () => conversationConfigSchema().default(conversationConfigSchema().parse({})),
+  llm: () => llmConfigSchema().default(llmConfigSchema().parse({})),
+  lifecycle: () => lifecycleSettingsSchema().default(lifecycleSettingsSchema().parse({})),
+  backups: () => backupsConfigSchema().default(backupsConfigSchema().parse({})),
+  log: () => logConfigSchema().default(logConfigSchema().parse({})),
+  server: () => serverConfigSchema().default(serverConfigSchema().parse({})),
+  /** What a command accepts (ADR 23): texts over these are refused before anything is appended. */
+  limits: () => limitsSchema().default(defaultLimits),
+};
 
-export type Config = z.output<typeof configSchema>;
+type Part = keyof typeof parts;
+type Shape = { [K in Part]: ReturnType<(typeof parts)[K]> };
+const partSchemas = Object.fromEntries(Object.entries(parts).map(([key, make]: [string, () => z.ZodType]) => [key, lazy(make)])) as unknown as { [K in Part]: () => Shape[K] };
+const isPart = (key: string): key is Part => Object.hasOwn(parts, key);
+
+/** Every setting of the engine, validated once at start. */
+export const configSchema = lazy(() => z.object(Object.fromEntries(Object.entries(partSchemas).map(([key, schema]) => [key, schema()])) as unknown as Shape).strict());
+
+export type Config = z.output<ReturnType<typeof configSchema>>;
 
 /** A setting that was refused; `key` is the dotted path, `source` where the value came from. */
 export class ConfigError extends Error {
@@ -125,15 +139,37 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   layers.push({ source: 'environment', values: fromEnv(env) });
   if (sources.overrides) layers.push({ source: 'command line', values: sources.overrides });
   let merged: Record<string, unknown> = {};
+  let config: Config = configDefaults();
   for (const layer of layers) {
     merged = deepMerge(merged, layer.values);
-    const result = configSchema.safeParse(merged);
+    const result = parseConfig(merged);
     if (!result.success) {
       const issue = result.error.issues[0];
       throw new ConfigError(fieldPath(issue?.path ?? []), layer.source, issue?.message ?? 'invalid');
     }
+    config = result.data;
   }
-  return configSchema.parse(merged);
+  return config;
+}
+
+/**
+ * `configSchema().safeParse(given)`, the same result, without building the schemas of the settings
+ * `given` leaves out: those take `configDefaults()` (a `status` gives one or two settings, and
+ * building all of them was a tenth of its start, ADR 26). A key it does not know or a value its
+ * setting refuses goes through the whole schema, so the error is the one it always was.
+ */
+function parseConfig(given: Record<string, unknown>): ReturnType<ReturnType<typeof configSchema>['safeParse']> {
+  const keys = Object.keys(given);
+  if (keys.every(isPart)) {
+    const config: Record<string, unknown> = configDefaults();
+    const refused = keys.some((key) => {
+      const result = partSchemas[key]().safeParse(given[key]);
+      if (result.success) config[key] = result.data;
+      return !result.success;
+    });
+    if (!refused) return { success: true, data: config as Config };
+  }
+  return configSchema().safeParse(given);
 }
 
 function readConfigFile(path: string): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { streams } from '../events/streams.js';
 import { systemEnvironment, type Environment } from './clock.js';
 import type { Config } from './config.js';
-import { createEmbeddingProvider, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { embeddingProviderFrom, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
 import { openIndexes, rebuildVectorIndexes } from './indexes.js';
 import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
@@ -25,7 +25,7 @@ import { createOutputs } from './outputs.js';
 import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
-import { createLlmProvider, type LlmProvider } from '../providers/llm/index.js';
+import { llmProviderFrom, type LlmProvider } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import { summarizerMemories } from './summarize/memory-writer.js';
 import { embeddingPrefill } from './embedding-prefill.js';
@@ -79,7 +79,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     env, packageVersion: options.packageVersion ?? packageVersion(), ...(options.migrations ? { migrations: options.migrations } : {}),
   });
   const { db, log, shared, lockedHead, backups } = opened;
-  const provider = options.embeddingProvider ?? createEmbeddingProvider(config.embedding, { now: env.now });
+  const provider = options.embeddingProvider ?? embeddingProviderFrom(config.embedding, { now: env.now });
   const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, vectorPersistEvery: config.projections.vectorPersistEvery, provider, cache,
@@ -121,7 +121,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   const memories = summarizerMemories(run, indexes.documents);
   const store = createConversationStore(log);
-  const llm = options.llmProvider === undefined ? createLlmProvider(config.llm) : options.llmProvider;
+  const llm = options.llmProvider === undefined ? llmProviderFrom(config.llm) : options.llmProvider;
   const summaries = createSummaryRunner({
     store, conversations: indexes.conversations, llm, memories, env, config: config.conversation, actor: 'system:summarizer',
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from './errors.js';
+import { lazy } from './lazy.js';
 
 /*
  * How big what reaches the log may be (issue 11, ADR 23). Commands check their inputs against
@@ -29,23 +30,33 @@ export const fixedLimits = {
 
 const size = (max: number) => z.number().int().min(1).max(max);
 
-/** The `limits` settings: what a command accepts, in UTF-8 bytes (or entries). */
-export const limitsSchema = z
-  .object({
-    /** A memory's text (write, update, import row). */
-    memoryTextBytes: size(MiB).default(64 * KiB),
-    /** A conversation message's content (hooks, the host's history, a memory's source messages). */
-    messageBytes: size(4 * MiB).default(MiB),
-    /** All source messages of one memory together. */
-    sourcesBytes: size(12 * MiB).default(8 * MiB),
-    /** An import file. */
-    importBytes: size(1024 * MiB).default(50 * MiB),
-    importEntries: size(1_000_000).default(10_000),
-  })
-  .strict();
+/** What a command accepts when the `limits` settings leave a value out. */
+export const defaultLimits = Object.freeze({
+  memoryTextBytes: 64 * KiB,
+  messageBytes: MiB,
+  sourcesBytes: 8 * MiB,
+  importBytes: 50 * MiB,
+  importEntries: 10_000,
+});
 
-export type Limits = z.output<typeof limitsSchema>;
-export const defaultLimits: Limits = limitsSchema.parse({});
+/** The `limits` settings: what a command accepts, in UTF-8 bytes (or entries). */
+export const limitsSchema = lazy(() =>
+  z
+    .object({
+      /** A memory's text (write, update, import row). */
+      memoryTextBytes: size(MiB).default(defaultLimits.memoryTextBytes),
+      /** A conversation message's content (hooks, the host's history, a memory's source messages). */
+      messageBytes: size(4 * MiB).default(defaultLimits.messageBytes),
+      /** All source messages of one memory together. */
+      sourcesBytes: size(12 * MiB).default(defaultLimits.sourcesBytes),
+      /** An import file. */
+      importBytes: size(1024 * MiB).default(defaultLimits.importBytes),
+      importEntries: size(1_000_000).default(defaultLimits.importEntries),
+    })
+    .strict(),
+);
+
+export type Limits = z.output<ReturnType<typeof limitsSchema>>;
 
 /** UTF-8 bytes of a text, without encoding it. */
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');

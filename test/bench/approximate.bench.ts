@@ -20,7 +20,7 @@ export async function approximateRows(snapshotPath: string, queries: readonly Fl
   const { ids } = snapshot.header;
   const exact = createFlatIndex(snapshot.header.dimension, { count: ids.length, ids: () => ids, bytes: () => snapshot.index });
   // The engine's default settings, but from the first vector on: the store here may be smaller than minVectors.
-  const settings = { ...approximateVectorsSchema.parse({}), minVectors: 1 };
+  const settings = { ...approximateVectorsSchema().parse({}), minVectors: 1 };
   const searcher = { search: (index: typeof exact, q: Float32Array, n: number) => searchVectors(index, q, n, settings) };
   progress(`approximate vectors: building HNSW${settings.m} over ${exact.size()} vectors`);
   const build = await timed(() => searcher.search(exact, queries[0] as Float32Array, k));

@@ -1,13 +1,14 @@
 import { z } from 'zod';
+import { lazy } from '../../events/lazy.js';
 import type { SummaryMessage, SummaryRequest } from './provider.js';
 
 /**
  * `identity_aliases`: platform sender id -> the one name of the person behind it, so that the
  * same person writing from two accounts (or two platforms) is one participant.
  */
-export const identityAliasesSchema = z.record(z.string().trim().min(1).max(500), z.string().trim().min(1).max(500));
+export const identityAliasesSchema = lazy(() => z.record(z.string().trim().min(1).max(500), z.string().trim().min(1).max(500)));
 
-export type IdentityAliases = z.output<typeof identityAliasesSchema>;
+export type IdentityAliases = z.output<ReturnType<typeof identityAliasesSchema>>;
 
 const hasText = (value: string | null): value is string => value !== null && value.trim().length > 0;
 
