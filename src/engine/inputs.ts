@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { MemoryCommandSchemas } from '../commands/memory/commands.js';
 import type { memoryChangesSchema } from '../events/memory.js';
 import type { eraseInputSchema, erasePreviewSchema } from './erase/index.js';
-import type { afterLlmResponseSchema, beforeLlmRequestSchema } from './hooks/schemas.js';
 import type { recallInputSchema } from './recall.js';
 
 /*
@@ -13,8 +12,7 @@ import type { recallInputSchema } from './recall.js';
 /** A new memory; the engine makes up `memoryId` when it is absent. */
 export type WriteMemoryInput = Omit<z.input<MemoryCommandSchemas['WriteMemory']>, 'memoryId'> & { readonly memoryId?: string };
 export type MemoryChangesInput = z.input<typeof memoryChangesSchema>;
-export type RecallInput = z.input<typeof recallInputSchema>;
+export type RecallInput = z.input<ReturnType<typeof recallInputSchema>>;
 export type EraseInput = z.input<typeof eraseInputSchema>;
 export type ErasePreviewInput = z.input<typeof erasePreviewSchema>;
-export type BeforeLlmRequestInput = z.input<typeof beforeLlmRequestSchema>;
-export type AfterLlmResponseInput = z.input<typeof afterLlmResponseSchema>;
+export type { AfterLlmResponseInput, BeforeLlmRequestInput } from './hooks/schemas.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../events/lazy.js';
 import { parseOrThrow } from '../events/errors.js';
 import { idSchema } from '../events/metadata.js';
 import { applyAtomPolicy } from '../queries/recall/atom-policy.js';
@@ -14,27 +15,29 @@ import { coverageCheck, truncateForEmbedding, type EmbeddingProvider } from '../
 import type { RecallWorker } from './recall-worker.js';
 import type { Indexes } from './indexes.js';
 
-export const recallInputSchema = z
-  .object({
-    query: z.string().refine((q) => q.trim().length > 0, 'must not be empty').pipe(z.string().max(8000)),
-    scope: z
-      .object({
-        mode: z.enum(['legacy', 'session', 'user', 'global']),
-        sessionId: idSchema.nullable().optional(),
-        personaId: idSchema.nullable().optional(),
-        userId: idSchema.nullable().optional(),
-      })
-      .strict()
-      // A session or user scope without its id would recall nothing: refuse it, naming the id.
-      .superRefine((scope, ctx) => {
-        const needs = scope.mode === 'session' ? 'sessionId' : scope.mode === 'user' ? 'userId' : null;
-        if (needs && !scope[needs]) ctx.addIssue({ code: 'custom', path: [needs], message: `is required by the ${scope.mode} scope` });
-      })
-      .default({ mode: 'legacy' }),
-    topK: z.number().int().min(1).max(defaultRecallSettings.maxK).optional(),
-    explain: z.boolean().default(false),
-  })
-  .strict();
+export const recallInputSchema = lazy(() =>
+  z
+    .object({
+      query: z.string().refine((q) => q.trim().length > 0, 'must not be empty').pipe(z.string().max(8000)),
+      scope: z
+        .object({
+          mode: z.enum(['legacy', 'session', 'user', 'global']),
+          sessionId: idSchema.nullable().optional(),
+          personaId: idSchema.nullable().optional(),
+          userId: idSchema.nullable().optional(),
+        })
+        .strict()
+        // A session or user scope without its id would recall nothing: refuse it, naming the id.
+        .superRefine((scope, ctx) => {
+          const needs = scope.mode === 'session' ? 'sessionId' : scope.mode === 'user' ? 'userId' : null;
+          if (needs && !scope[needs]) ctx.addIssue({ code: 'custom', path: [needs], message: `is required by the ${scope.mode} scope` });
+        })
+        .default({ mode: 'legacy' }),
+      topK: z.number().int().min(1).max(defaultRecallSettings.maxK).optional(),
+      explain: z.boolean().default(false),
+    })
+    .strict(),
+);
 
 export interface RecallAnswer {
   readonly memories: RecalledMemory[];
@@ -102,7 +105,7 @@ export function createRecall(deps: RecallDeps) {
   const sources: RankSources = { ...routeSources(indexes, deps.provider), adjacent, ...(deps.worker ? { elsewhere: deps.worker.routes } : {}) };
 
   const recall = async (input: unknown): Promise<RecallAnswer> => {
-    const request = parseOrThrow(recallInputSchema, input);
+    const request = parseOrThrow(recallInputSchema(), input);
     const now = deps.env.now();
     const key = JSON.stringify([request.query, request.scope, request.topK ?? settings.topK]);
     const ranking = { query: request.query, scope: request.scope, now: now.toISOString(), ...(request.topK ? { topK: request.topK } : {}) };

@@ -1,8 +1,7 @@
-import type { z } from 'zod';
 import type { CommandMetadata } from '../../commands/decider.js';
 import { stripInjection } from '../../queries/recall/format.js';
 import { hookMetadata, type HookDeps } from './context.js';
-import type { hostTurnMessageSchema } from './schemas.js';
+import type { HostTurnMessage } from './schemas.js';
 
 /** Who a turn's message is from and for: the session and the host's user on the turn. */
 export interface TurnParty {
@@ -21,7 +20,7 @@ export async function recordTurnMessage(
   deps: HookDeps,
   turn: TurnParty,
   role: 'user' | 'assistant',
-  message: z.output<typeof hostTurnMessageSchema>,
+  message: HostTurnMessage,
 ): Promise<{ messageId: string; content: string; metadata: CommandMetadata }> {
   const metadata = hookMetadata(deps);
   const messageId = message.messageId ?? metadata.commandId;

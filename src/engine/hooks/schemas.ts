@@ -68,10 +68,17 @@ export function hookSchemasFor(limits: Limits): ReturnType<typeof createHookSche
   return schemas;
 }
 
-export const { hostTurnMessageSchema, hostMessageSchema, beforeLlmRequestSchema, afterLlmResponseSchema } = hookSchemasFor(defaultLimits);
+type HookSchemas = ReturnType<typeof createHookSchemas>;
+/** The hooks' inputs under the default limits (the library's exports), built at first use. */
+export const beforeLlmRequestSchema = (): HookSchemas['beforeLlmRequestSchema'] => hookSchemasFor(defaultLimits).beforeLlmRequestSchema;
+export const afterLlmResponseSchema = (): HookSchemas['afterLlmResponseSchema'] => hookSchemasFor(defaultLimits).afterLlmResponseSchema;
 
-export type BeforeLlmRequest = z.output<typeof beforeLlmRequestSchema>;
-export type AfterLlmResponse = z.output<typeof afterLlmResponseSchema>;
+export type HostTurnMessage = z.output<HookSchemas['hostTurnMessageSchema']>;
+export type BeforeLlmRequest = z.output<HookSchemas['beforeLlmRequestSchema']>;
+export type AfterLlmResponse = z.output<HookSchemas['afterLlmResponseSchema']>;
+/** What a host passes to the hooks, typed from the schemas that check it (`z.input`: defaults optional). */
+export type BeforeLlmRequestInput = z.input<HookSchemas['beforeLlmRequestSchema']>;
+export type AfterLlmResponseInput = z.input<HookSchemas['afterLlmResponseSchema']>;
 
 /** A content part the host adds to this call only; it never enters the stored history. */
 export interface ExtraContentPart {

@@ -45,7 +45,7 @@ export function createMcpServer(engine: MemoryEngine, principal: Principal, budg
 
   server.registerTool('recall', {
     description: 'Recall long-term memories relevant to a query (keyword + vector + graph, fused, weighted by importance and recency).',
-    inputSchema: recallInputSchema,
+    inputSchema: recallInputSchema(),
   }, (input) => run(async () => {
     const answer = await engine.recall(scopedRecall(principal, input));
     return { memories: answer.memories, injection: answer.injection.text };

@@ -36,7 +36,7 @@ export function parseChatAnswer(body: string, headers: Headers, nowMs: number): 
   } catch (e) {
     return malformed(`the model's content is not JSON${cut} (${(e as Error).message}): ${snippet(content)}`);
   }
-  const checked = summarySchema.safeParse(summary);
+  const checked = summarySchema().safeParse(summary);
   if (checked.success) return { ok: true, value: checked.data };
   const problems = checked.error.issues.slice(0, 3).map((issue) => {
     const path = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;

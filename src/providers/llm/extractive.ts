@@ -143,7 +143,7 @@ export function createExtractiveSummarizer(options: ExtractiveOptions = {}): Llm
       sentiment: sentimentOf(texts),
       importance: importanceOf(facts.length, texts),
     };
-    const checked = summarySchema.safeParse(result);
+    const checked = summarySchema().safeParse(result);
     if (!checked.success) throw new LlmProviderError('extractive', `produced an invalid summary: ${checked.error.message}`);
     return checked.data;
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../events/lazy.js';
 import type { ProviderFingerprint } from '../embeddings/provider.js';
 import { ProviderError } from '../errors.js';
 
@@ -23,18 +24,20 @@ export interface SummaryRequest {
 }
 
 /** What a summarizer must answer; an LLM's JSON is checked against this before anything is written. */
-export const summarySchema = z
-  .object({
-    summary: z.string().refine((s) => s.trim().length > 0, 'must not be empty'),
-    topics: z.array(z.string().min(1).max(500)).max(50),
-    keyFacts: z.array(z.string().min(1).max(500)).max(100),
-    participants: z.array(z.string().min(1).max(500)).max(100),
-    sentiment: z.string().max(100).nullable(),
-    importance: z.number().min(0).max(1),
-  })
-  .strict();
+export const summarySchema = lazy(() =>
+  z
+    .object({
+      summary: z.string().refine((s) => s.trim().length > 0, 'must not be empty'),
+      topics: z.array(z.string().min(1).max(500)).max(50),
+      keyFacts: z.array(z.string().min(1).max(500)).max(100),
+      participants: z.array(z.string().min(1).max(500)).max(100),
+      sentiment: z.string().max(100).nullable(),
+      importance: z.number().min(0).max(1),
+    })
+    .strict(),
+);
 
-export type Summary = z.output<typeof summarySchema>;
+export type Summary = z.output<ReturnType<typeof summarySchema>>;
 
 /** Turns a window of messages into one long-term memory; every implementation sits behind this. */
 export interface LlmProvider {

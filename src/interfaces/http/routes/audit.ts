@@ -71,7 +71,7 @@ export function auditRoutes(app: App, { engine }: DoorContext): void {
   });
 
   app.post('/v1/recall-at', {
-    schema: { operationId: 'recallAt', tags: ['audit'], body: recallInputSchema.extend({ at: pointer }), response: { 200: objectSchema, ...errorResponses } },
+    schema: { operationId: 'recallAt', tags: ['audit'], body: recallInputSchema().extend({ at: pointer }), response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => {
     const { at, ...input } = req.body;
     // The scope is checked before the (costly) replay.

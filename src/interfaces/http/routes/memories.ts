@@ -100,7 +100,7 @@ export function memoryRoutes(app: App, { engine, config }: DoorContext): void {
   lifecycle('forget', 'forgetMemory');
 
   app.post('/v1/search', {
-    schema: { operationId: 'search', tags: ['memories'], body: recallInputSchema, response: { 200: objectSchema, ...errorResponses } },
+    schema: { operationId: 'search', tags: ['memories'], body: recallInputSchema(), response: { 200: objectSchema, ...errorResponses } },
   }, async (req) => engine.recall(scopedRecall(req.principal, req.body)) as never);
 }
 
