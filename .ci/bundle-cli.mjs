@@ -21,7 +21,9 @@ const { rolldown } = await import(pathToFileURL(fromVite.resolve('rolldown')).hr
 
 const cli = fileURLToPath(new URL('../dist/src/interfaces/cli/', import.meta.url));
 const require = createRequire(`${cli}run.js`);
-const inline = new Set(['zod', 'commander', 'stemmer', 'rxjs', 'tslib']);
+// better-sqlite3's JavaScript too (13 files Node's loader would resolve, read and compile at every start,
+// ~5 ms); its addon is still required from node_modules, by the path sqlite-database.ts resolves.
+const inline = new Set(['zod', 'commander', 'stemmer', 'rxjs', 'tslib', 'better-sqlite3']);
 const packageOf = (id) => (id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]);
 const bare = (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !id.startsWith('node:');
 const lazyPrefix = '\0lazy-external:';
