@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { openReadOnly } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
 import { createGraphQueries } from '../queries/graph.js';
 import { createKeywordSearch } from '../queries/keyword.js';
@@ -9,7 +9,7 @@ import { slots, type RecallThreadRequest } from './recall-worker.js';
 // Runs in a worker thread: the routes' keyword sides over a read-only connection of its own, while
 // the recall's thread searches the vectors (ADR 21).
 const data = workerData as { path: string; ready: Int32Array; states: Int32Array };
-const db = new Database(data.path, { readonly: true, fileMustExist: true });
+const db = openReadOnly(data.path);
 db.pragma('busy_timeout = 10000');
 // The live generation's table names, as the recall's thread named them with the request.
 let tables: RecallThreadRequest['tables'] | null = null;

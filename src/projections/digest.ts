@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
 import { createHash, type Hash } from 'node:crypto';
-import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { openReadOnly, type SqliteDatabase } from '../events/log/sqlite-database.js';
 import { generationTable } from './generations.js';
 import type { Projection } from './projection.js';
 import { cpuMs, turn } from './turns.js';
@@ -42,7 +41,7 @@ export async function projectionDigestAt(db: SqliteDatabase, projection: Project
   const checkpointOf = (on: SqliteDatabase): bigint =>
     BigInt((on.prepare(checkpointSql).pluck().get(projection.name, generation) as number | undefined) ?? 0);
   if (db.memory || db.name === '') return { position: checkpointOf(db), digest: projectionDigest(db, projection, generation) };
-  const reader = new Database(db.name, { readonly: true, fileMustExist: true });
+  const reader = openReadOnly(db.name);
   try {
     reader.pragma('busy_timeout = 10000');
     // One read transaction: every slice reads the snapshot its first read took.

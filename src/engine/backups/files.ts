@@ -1,8 +1,7 @@
-import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { openDatabase, openReadOnly, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { verifyHashChain } from '../../events/log/verify-chain.js';
 import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';
 
@@ -106,13 +105,13 @@ export async function writeManagedBackup(
 
 /** Opens a backup file read-only and checks its log: the hash chain, and at least `position` events. */
 export async function checkBackup(path: string, position: bigint, options: { decode?: boolean } = {}): Promise<{ chainHeadHash: string }> {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = openReadOnly(path);
   try {
     const hasChain = db.prepare(`SELECT 1 FROM pragma_table_info('events') WHERE name = 'hash'`).get() !== undefined;
     const head = BigInt((db.prepare('SELECT coalesce(max(global_position), 0) AS n FROM events').get() as { n: number }).n);
     if (head < position) throw new BackupError(`backup ${path} holds the log up to ${head}, expected at least ${position}`);
     if (!hasChain) return { chainHeadHash: '' };
-    const report = await verifyHashChain(db as unknown as SqliteDatabase, options);
+    const report = await verifyHashChain(db, options);
     if (!report.ok) throw new BackupError(`backup ${path}: hash chain broken at ${report.firstBreak?.position}: ${report.firstBreak?.detail}`);
     return { chainHeadHash: report.headHash };
   } finally {

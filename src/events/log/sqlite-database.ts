@@ -24,6 +24,11 @@ const nativeBinding = (): { nativeBinding?: string } => {
   return addon ? { nativeBinding: addon } : {};
 };
 
+/** A second, read-only connection to an existing store file (a backup's check, a digest's snapshot, the recall thread). */
+export function openReadOnly(path: string): SqliteDatabase {
+  return new Database(path, { readonly: true, fileMustExist: true, ...nativeBinding() });
+}
+
 /** Opens the one SQLite file that holds the log and the projections. */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
