@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { fsPromises as files } from '../../events/lazy.js';
 import type { SnapshotHeader } from './snapshot-header.js';
 import { tailOf, type Snapshot } from './snapshot-write.js';
 import { turn } from '../turns.js';
@@ -31,7 +32,7 @@ async function writeFromMemory(file: FileHandle, snapshot: Snapshot): Promise<vo
 
 /** The faiss file copied and hashed a slice at a time, then what follows the index. */
 async function writeFromFile(file: FileHandle, snapshot: FileSnapshot): Promise<void> {
-  const source = await open(snapshot.indexFile, 'r');
+  const source = await files().open(snapshot.indexFile, 'r');
   try {
     const length = (await source.stat()).size;
     const hash = createHash('sha256');
@@ -56,7 +57,7 @@ async function writeFromFile(file: FileHandle, snapshot: FileSnapshot): Promise<
 export async function writeSnapshotAsync(path: string, snapshot: Snapshot | FileSnapshot): Promise<void> {
   const tmp = `${path}.tmp`;
   try {
-    const file = await open(tmp, 'w');
+    const file = await files().open(tmp, 'w');
     try {
       await ('index' in snapshot ? writeFromMemory(file, snapshot) : writeFromFile(file, snapshot));
       await file.sync();
@@ -64,10 +65,10 @@ export async function writeSnapshotAsync(path: string, snapshot: Snapshot | File
       await file.close();
     }
   } finally {
-    if ('indexFile' in snapshot) await rm(snapshot.indexFile, { force: true });
+    if ('indexFile' in snapshot) await files().rm(snapshot.indexFile, { force: true });
   }
-  await rename(tmp, path);
-  const dir = await open(dirname(path), 'r');
+  await files().rename(tmp, path);
+  const dir = await files().open(dirname(path), 'r');
   try {
     await dir.sync();
   } finally {

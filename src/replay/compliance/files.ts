@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fsPromises } from '../../events/lazy.js';
 import { commitTemporary, temporaryBeside } from '../output/atomic.js';
 
 /** What the manifest says of one written file. */
@@ -21,7 +22,7 @@ export interface ExportFile {
 export async function openHashedFile(dir: string, name: string, force: boolean) {
   const path = join(dir, name);
   const tmp = temporaryBeside(path);
-  const handle: FileHandle = await open(tmp, 'wx');
+  const handle: FileHandle = await fsPromises().open(tmp, 'wx');
   const hash = createHash('sha256');
   let bytes = 0;
   let records = 0;
