@@ -6,14 +6,14 @@ import { fieldPath } from '../src/events/errors.js';
 
 // Values each setting may be given: accepted ones, refused ones, and shapes of the wrong kind.
 const samples: Record<string, readonly unknown[]> = {
-  dataDir: ['/tmp/store', '', 7],
+  dataDir: ['/tmp/store', '', 7, undefined],
   actor: ['agent-7', ''],
   sqlite: [{ synchronous: 'NORMAL' }, { synchronous: 'OFF' }, {}],
   projections: [{ pageSize: 50 }, { pageSize: 0 }, { approximateVectors: null }, { approximateVectors: { m: 2 } }],
   embedding: [{ provider: 'hash', dimension: 64 }, { provider: 'openai' }, { scripts: ['Latin'] }, { provider: 'nope' }],
   rerank: [{ provider: 'http' }, { timeoutMs: 5 }],
   conversation: [{ scopeMode: 'user' }, { scopeMode: 'all' }, { whitelist: { users: ['u1'] } }],
-  llm: [{ identityAliases: { a: 'Ann' } }, { provider: 'openai' }],
+  llm: [{ identityAliases: { a: 'Ann' } }, { provider: 'openai' }, undefined],
   lifecycle: [{ decay: { hour: 5, timeZone: 'Europe/Paris' } }, { decay: { hour: 24 } }, { scheduler: false }, 'daily'],
   backups: [{ keepDays: 1 }, { keepDays: -1 }],
   log: [{ kind: 'eventstoredb' }, { eventstoredb: { namespace: 'a b' } }],
