@@ -12,7 +12,7 @@ import { bindGeneration } from '../src/projections/tx.js';
 /*
  * The documents projection applies a batch of decays with a few joined UPDATEs instead of one
  * statement per decay (src/projections/decays.ts). Whatever the rows and the batch (ids missing,
- * erased, named twice, a tick's `from` that no longer matches, batches longer than one chunk),
+ * erased, named twice or out of order, a tick's `from` that no longer matches, batches longer than one chunk),
  * the vitals rows must end exactly as one statement per decay, in order, leaves them.
  */
 
@@ -50,8 +50,8 @@ const vital = fc.record({ memoryId: id, status: fc.constantFrom('active', 'activ
 const decay = fc.record({ memoryId: id, from: value, to: value, accessFrom: fc.nat(20), accessTo: fc.nat(20) });
 const batch = fc.oneof(
   fc.array(decay, { minLength: 1, maxLength: 700, size: 'max' }),
-  // Distinct ids, as the decider writes them: the joined path.
-  fc.uniqueArray(decay, { minLength: 1, maxLength: 700, size: 'max', selector: (d) => d.memoryId }),
+  // Distinct ids in order, as the decider writes them: the joined path.
+  fc.uniqueArray(decay, { minLength: 1, maxLength: 700, size: 'max', selector: (d) => d.memoryId }).map((ds) => ds.sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1))),
 );
 
 const rows = (tx: ProjectionTx) => tx.all(`SELECT * FROM {memory_vitals} ORDER BY memory_id`);
@@ -84,7 +84,7 @@ describe('a decay batch applied in chunks', () => {
   });
 
   it('given a batch of 1000 distinct memories, when applied, then each one decays once', () => {
-    const vitals = Array.from({ length: 1000 }, (_, i) => ({ memoryId: `m-${i}`, status: 'active', importance: 0.5, accessCount: 4 }));
+    const vitals = Array.from({ length: 1000 }, (_, i) => ({ memoryId: `m-${String(i).padStart(4, '0')}`, status: 'active', importance: 0.5, accessCount: 4 }));
     given(batched, vitals);
     applyDecayBatch(batched, vitals.map((v) => ({ memoryId: v.memoryId, from: 0.5, to: 0.495, accessFrom: 4, accessTo: 2 })));
     expect(batched.all('SELECT DISTINCT importance, access_count FROM {memory_vitals}')).toStrictEqual([{ importance: 0.495, access_count: 2 }]);

@@ -20,24 +20,20 @@ const oneDecay = `UPDATE {memory_vitals} SET importance = CASE WHEN importance =
     access_count = max(0, access_count - ?)
   WHERE memory_id = ? AND status <> 'erased'`;
 
-/** True when no memory appears twice: then the decays are independent and their order does not matter. */
-function distinctIds(decays: readonly Decay[]): boolean {
-  const seen = new Set<string>();
-  for (const d of decays) {
-    if (seen.has(d.memoryId)) return false;
-    seen.add(d.memoryId);
-  }
+/** True when the ids are in order and each once, as the decider writes them (so no memory appears twice). */
+export function idsAscending(decays: readonly { readonly memoryId: string }[]): boolean {
+  for (let i = 1; i < decays.length; i += 1) if (!((decays[i - 1] as Decay).memoryId < (decays[i] as Decay).memoryId)) return false;
   return true;
 }
 
 /**
  * Applies one batch of recorded decays to the vitals rows. The importance moves only from the value
  * the tick decided on, so a change that landed in between is kept; the access count loses what the
- * tick took, never more than it has. A joined UPDATE changes each row once, so a batch naming a
- * memory twice (the decider never writes one) is applied one decay at a time, in order.
+ * tick took, never more than it has. A joined UPDATE changes each row once, so a batch not in id
+ * order (the decider never writes one; it might name a memory twice) is applied one decay at a time, in order.
  */
 export function applyDecayBatch(tx: ProjectionTx, decays: readonly Decay[]): void {
-  if (!distinctIds(decays)) {
+  if (!idsAscending(decays)) {
     for (const d of decays) tx.run(oneDecay, d.from, d.to, d.accessFrom - d.accessTo, d.memoryId);
     return;
   }

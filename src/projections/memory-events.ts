@@ -1,5 +1,6 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
+import { idsAscending } from './decays.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
 /** Whose history an event belongs to: a memory, an atom, or both. */
@@ -57,15 +58,10 @@ export function subjectsOf(event: RecordedEvent, atomMemory: (atomId: string) =>
  * them: one row per batch (its id range and ids) instead of one row per memory keeps the tick's
  * cost in this index to a hundred inserts (ADR 29). `positionsOf` finds a memory's batches by range.
  */
-function strictlyAscending(ids: readonly string[]): boolean {
-  for (let i = 1; i < ids.length; i += 1) if (!((ids[i - 1] as string) < (ids[i] as string))) return false;
-  return true;
-}
-
 function indexDecayBatch(tx: ProjectionTx, event: RecordedEvent<EventOf<'MemoryImportanceDecayed'>>): void {
   const named = event.data.decays.map((d) => d.memoryId);
   // The decider writes ids in order and once each; anything else is put in order here.
-  const ids = strictlyAscending(named) ? named : [...new Set(named)].sort();
+  const ids = idsAscending(event.data.decays) ? named : [...new Set(named)].sort();
   tx.run(
     'INSERT OR IGNORE INTO {decay_batches} (position, first_id, last_id, memory_ids) VALUES (?, ?, ?, ?)',
     Number(event.globalPosition),
