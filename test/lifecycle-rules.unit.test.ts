@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { accessReinforcement, atomTick, decayScore, dormantAfterTtls, transition, type AtomLifeInput } from '../src/commands/lifecycle/atoms.js';
 import { dueDates, firstSlotDateAfter, localDate, nextDate, slotInstant } from '../src/commands/lifecycle/calendar.js';
-import { decayOne } from '../src/commands/lifecycle/decay.js';
+import { decayColumnsOf, decayInputsOf, decayOne } from '../src/commands/lifecycle/decay.js';
 import { decidePolicy } from '../src/commands/lifecycle/policy.js';
 import { lifecycleSettingsSchema } from '../src/commands/lifecycle/settings.js';
 import { decayBatchSize, tickDecider, type TickDecay } from '../src/commands/lifecycle/tick.js';
@@ -76,7 +76,7 @@ describe('calendar in a time zone', () => {
 
 const tickCommand = (data: Partial<TickDecay['data']> = {}): TickDecay => ({
   type: 'TickDecay',
-  data: { date: '2026-03-10', asOf: new Date(asOf).toISOString(), lastTickedDate: null, memories: [], atoms: [], decay, atomSettings: atoms, ...data },
+  data: { date: '2026-03-10', asOf: new Date(asOf).toISOString(), lastTickedDate: null, memories: decayColumnsOf([]), atoms: [], decay, atomSettings: atoms, ...data },
   metadata: { commandId: 'tick-2026-03-10', now: new Date(asOf).toISOString(), actor: 'system:lifecycle' },
 });
 
@@ -84,17 +84,37 @@ describe('tick decider', () => {
   const spec = deciderSpec(tickDecider);
   it('records the tick, then the decays in batches of 1,000, then the atom transitions', () => {
     const memories = Array.from({ length: 2500 }, (_, i) => ({ ...memory(0.5), memoryId: `m${String(i).padStart(4, '0')}` }));
-    const events = tickDecider.decide(tickCommand({ memories }), tickDecider.initialState());
+    const events = tickDecider.decide(tickCommand({ memories: decayColumnsOf(memories) }), tickDecider.initialState());
     expect(events.map((e) => e.type)).toEqual(['DecayTicked', 'MemoryImportanceDecayed', 'MemoryImportanceDecayed', 'MemoryImportanceDecayed']);
     expect(events[0]).toMatchObject({ data: { date: '2026-03-10', affected: 2500, atomTransitions: 0, decayRate: 0.01, timeZone: 'UTC' } });
     const sizes = events.slice(1).map((e) => (e.type === 'MemoryImportanceDecayed' ? e.data.decays.length : 0));
     expect(sizes).toEqual([decayBatchSize, decayBatchSize, 500]);
   });
+  it('decides over the columns of the memories what decayOne decides for each, in order', () => {
+    const row = fc.record({
+      memoryId: fc.string({ minLength: 1, maxLength: 8 }),
+      importance: fc.oneof(fc.constantFrom(0, 0.01, 0.0101, 0.5, 0.8, 1), fc.double({ min: 0, max: 1, noNaN: true })),
+      accessCount: fc.nat(30),
+      lastAccessedAt: fc.option(fc.integer({ min: asOf - 60 * day, max: asOf }).map((t) => new Date(t).toISOString())),
+    }).map((r) => ({ ...r })); // fast-check's records have no prototype; the read model's are plain objects
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 60 }), (memories) => {
+        const events = tickDecider.decide(tickCommand({ memories: decayColumnsOf(memories) }), tickDecider.initialState());
+        const decided = events.flatMap((e) => (e.type === 'MemoryImportanceDecayed' ? e.data.decays : []));
+        expect(decided).toStrictEqual(memories.flatMap((m) => decayOne(m, decay, asOf) ?? []));
+        expect(decayInputsOf(decayColumnsOf(memories))).toStrictEqual(memories);
+      }),
+    );
+  });
+  it('refuses columns of different lengths', () => {
+    const memories = { ...decayColumnsOf([memory(0.5), memory(0.4)]), accessCount: [0] };
+    expect(() => tickDecider.decide(tickCommand({ memories }), tickDecider.initialState())).toThrow(DomainError);
+  });
   it('appends nothing for a date already ticked, or for a date at or before the last tick', () => {
     const ticked = tickDecider.decide(tickCommand(), tickDecider.initialState());
-    spec.given(ticked).when(tickCommand({ memories: [memory(0.5)] })).then([]);
-    spec.given([]).when(tickCommand({ lastTickedDate: '2026-03-10', memories: [memory(0.5)] })).then([]);
-    spec.given([]).when(tickCommand({ lastTickedDate: '2026-03-11', memories: [memory(0.5)] })).then([]);
+    spec.given(ticked).when(tickCommand({ memories: decayColumnsOf([memory(0.5)]) })).then([]);
+    spec.given([]).when(tickCommand({ lastTickedDate: '2026-03-10', memories: decayColumnsOf([memory(0.5)]) })).then([]);
+    spec.given([]).when(tickCommand({ lastTickedDate: '2026-03-11', memories: decayColumnsOf([memory(0.5)]) })).then([]);
   });
 });
 

@@ -83,29 +83,53 @@ export function boundedTotal<T>(schema: z.ZodArray<z.ZodType<T>>, textOf: (item:
   });
 }
 
+/** Counts one leaf (a string: one plus its UTF-8 bytes; anything else: one); -1 for a string over the ceiling. */
+function leafSize(value: unknown): number {
+  if (typeof value !== 'string') return 1;
+  const bytes = utf8Bytes(value);
+  return bytes > logCeilings.textBytes ? -1 : 1 + bytes;
+}
+
 /**
  * Checks a new event against the log's ceilings, walking it without recursion; throws a
  * ValidationError naming the first field over its ceiling (`events.<index>.data.text`). Returns
  * the event's size as counted (UTF-8 bytes of its texts plus one per value). A tick's batch has a
- * hundred thousand values: the walk keeps only values on its stack, and a second walk that spells
+ * hundred thousand values: only objects and arrays wait on the stack (leaves are counted where
+ * they are found, and keys are walked without an array of them), and a second walk that spells
  * out paths runs only for an event that is over.
  */
 export function checkEventCeilings(event: unknown, index: number): number {
-  const stack: unknown[] = [event];
+  if (typeof event !== 'object' || event === null) {
+    const size = leafSize(event);
+    return size < 0 || size > logCeilings.eventBytes ? findOverCeiling(event, index) : size;
+  }
+  const stack: object[] = [event];
   let total = 0;
-  while (stack.length > 0) {
-    const value = stack.pop();
-    total += 1;
-    if (typeof value === 'string') {
-      const bytes = utf8Bytes(value);
-      if (bytes > logCeilings.textBytes) return findOverCeiling(event, index);
-      total += bytes;
-    } else if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i += 1) stack.push(value[i]);
-    } else if (typeof value === 'object' && value !== null) {
-      for (const key of Object.keys(value)) stack.push((value as Record<string, unknown>)[key]);
+  const add = (value: unknown): boolean => {
+    if (typeof value === 'object' && value !== null) {
+      stack.push(value);
+      return true;
     }
-    if (total > logCeilings.eventBytes) return findOverCeiling(event, index);
+    const size = leafSize(value);
+    total += size;
+    return size >= 0;
+  };
+  while (stack.length > 0) {
+    const value = stack.pop() as Record<string, unknown>;
+    total += 1;
+    let fits = true;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length && fits; i += 1) fits = add(value[i]);
+    } else {
+      // Own enumerable keys, as Object.keys gives them.
+      for (const key in value) {
+        if (Object.hasOwn(value, key) && !add(value[key])) {
+          fits = false;
+          break;
+        }
+      }
+    }
+    if (!fits || total > logCeilings.eventBytes) return findOverCeiling(event, index);
   }
   return total;
 }

@@ -1,6 +1,7 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
 import { erasedText } from '../events/log/sealing/specs.js';
+import { applyDecayBatch } from './decays.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
 /** A memory's metadata as read, in a fixed key order so replays produce the same bytes; `documents.metadata` holds it without the vitals. */
@@ -123,26 +124,6 @@ function patchMetadata(tx: ProjectionTx, memoryId: string, event: RecordedEvent,
   storeMetadata(tx, memoryId, next, Number(event.globalPosition), text ?? null, false);
 }
 
-/**
- * A tick's decays touch the vitals rows only, one statement per memory. The importance moves only
- * from the value the tick decided on, so a change that landed in between is kept; the access count
- * loses what the tick took, never more than it has. Importance and access count are not edits:
- * updatedAt stays, and the documents row is not rewritten.
- */
-function applyDecays(tx: ProjectionTx, e: RecordedEvent<EventOf<'MemoryImportanceDecayed'>>): void {
-  for (const d of e.data.decays) {
-    tx.run(
-      `UPDATE {memory_vitals} SET importance = CASE WHEN importance = ? THEN ? ELSE importance END,
-         access_count = max(0, access_count - ?)
-       WHERE memory_id = ? AND status <> 'erased'`,
-      d.from,
-      d.to,
-      d.accessFrom - d.accessTo,
-      d.memoryId,
-    );
-  }
-}
-
 function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
   switch (e.type) {
     case 'MemoryWritten':
@@ -152,7 +133,8 @@ function applyOne(tx: ProjectionTx, e: RecordedEvent): void {
       return patchMetadata(tx, e.data.memoryId, e, () => rest, text);
     }
     case 'MemoryImportanceDecayed':
-      return applyDecays(tx, e);
+      // Importance and access count are not edits: updatedAt stays, and the documents row is not rewritten.
+      return applyDecayBatch(tx, e.data.decays);
     case 'MemoryArchived':
       return patchMetadata(tx, e.data.memoryId, e, () => ({ status: 'archived', statusReason: e.data.reason }));
     case 'MemoryRestored':

@@ -1,5 +1,6 @@
 import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
+import { idsAscending } from './decays.js';
 import type { Projection, ProjectionTx } from './projection.js';
 
 /** Whose history an event belongs to: a memory, an atom, or both. */
@@ -58,7 +59,9 @@ export function subjectsOf(event: RecordedEvent, atomMemory: (atomId: string) =>
  * cost in this index to a hundred inserts (ADR 29). `positionsOf` finds a memory's batches by range.
  */
 function indexDecayBatch(tx: ProjectionTx, event: RecordedEvent<EventOf<'MemoryImportanceDecayed'>>): void {
-  const ids = [...new Set(event.data.decays.map((d) => d.memoryId))].sort();
+  const named = event.data.decays.map((d) => d.memoryId);
+  // The decider writes ids in order and once each; anything else is put in order here.
+  const ids = idsAscending(event.data.decays) ? named : [...new Set(named)].sort();
   tx.run(
     'INSERT OR IGNORE INTO {decay_batches} (position, first_id, last_id, memory_ids) VALUES (?, ?, ?, ?)',
     Number(event.globalPosition),

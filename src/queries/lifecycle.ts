@@ -17,12 +17,12 @@ export interface UnsettledOriginal {
   readonly retention: 'archive' | 'forget';
 }
 
-/** What a tick reads of an active memory (the decider's DecayInput). */
-export interface DecayRow {
-  readonly memoryId: string;
-  readonly importance: number;
-  readonly accessCount: number;
-  readonly lastAccessedAt: string | null;
+/** What a tick reads of the active memories, one column per field (the decider's DecayColumns). */
+export interface DecayInputColumns {
+  readonly memoryIds: string[];
+  readonly importance: number[];
+  readonly accessCount: number[];
+  readonly lastAccessedAt: (string | null)[];
 }
 
 /** What the below-threshold policy reads of an active memory (the decider's PolicyInput). */
@@ -54,6 +54,7 @@ const memoryColumns = `v.memory_id AS memoryId, v.importance, v.access_count AS 
 /** Reads the lifecycle projection (ticks done, consolidations not settled yet) and what ticks read of `documents`. */
 export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecycle_ticks' | 'lifecycle_consolidations' | 'documents' | 'memory_vitals') => string) {
   const prepare = statementCache(db);
+  const readTogether = <T>(read: () => T): T => db.transaction(read)();
   const toTick = (r: { date: string; tick_id: string; as_of: string; position: number; affected: number; atom_transitions: number }): TickRecord => ({
     date: r.date, tickId: r.tick_id, asOf: r.as_of, position: BigInt(r.position), affected: r.affected, atomTransitions: r.atom_transitions,
   });
@@ -70,12 +71,20 @@ export function createLifecycleQueries(db: SqliteDatabase, table: (name: 'lifecy
     ticks(): TickRecord[] {
       return (prepare(`SELECT * FROM ${table('lifecycle_ticks')} ORDER BY date`).all() as Parameters<typeof toTick>[0][]).map(toTick);
     },
-    /** What a tick decays: the vitals of the active memories written at or before `asOf` (ISO, UTC), by id; no documents row is read. */
-    decayInputs(asOf: string): DecayRow[] {
-      return prepare(
-        `SELECT memory_id AS memoryId, importance, access_count AS accessCount, last_accessed_at AS lastAccessedAt
-         FROM ${table('memory_vitals')} WHERE status = 'active' AND created_at <= ? ORDER BY memory_id`,
-      ).all(asOf) as DecayRow[];
+    /**
+     * What a tick decays: the vitals of the active memories written at or before `asOf` (ISO, UTC),
+     * by id, as columns; no documents row is read. Four plucked reads (arrays of values, no row
+     * objects) in one read transaction, so they see the same rows.
+     */
+    decayInputs(asOf: string): DecayInputColumns {
+      const column = <T>(name: string) =>
+        prepare<[string], T>(`SELECT ${name} FROM ${table('memory_vitals')} WHERE status = 'active' AND created_at <= ? ORDER BY memory_id`).pluck().all(asOf);
+      return readTogether(() => ({
+        memoryIds: column<string>('memory_id'),
+        importance: column<number>('importance'),
+        accessCount: column<number>('access_count'),
+        lastAccessedAt: column<string | null>('last_accessed_at'),
+      }));
     },
     /** Active memories written at or before `asOf` whose importance is below `threshold`, by id: what the decay policy looks at. */
     activeBelow(asOf: string, threshold: number): PolicyRow[] {

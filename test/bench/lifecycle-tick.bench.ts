@@ -12,7 +12,7 @@
  */
 import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decayOne } from '../../src/commands/lifecycle/decay.js';
+import { decayInputsOf, decayOne } from '../../src/commands/lifecycle/decay.js';
 import { loadConfig } from '../../src/engine/config.js';
 import { createMemoryEngine, type MemoryEngine } from '../../src/engine/engine.js';
 import { migrateStore, writeMeta } from '../../src/engine/migrations.js';
@@ -117,7 +117,7 @@ async function tickRun(store: string, dir: string, count: number, run: number): 
       syncTree(copy);
       // What the tick decays: the active memories its rule changes (not those at 1 or at the floor, which stay).
       const settings = loadConfig({}).lifecycle.decay;
-      rows = engine.indexes.lifecycle.decayInputs(at.toISOString()).filter((r) => decayOne(r, settings, at.getTime()) !== null);
+      rows = decayInputsOf(engine.indexes.lifecycle.decayInputs(at.toISOString())).filter((r) => decayOne(r, settings, at.getTime()) !== null);
       progress(`  tick run ${run}: over ${rows.length} memories`);
       ours = await timed(async () => (receipt = await engine.lifecycle.tick(at)));
     } finally {

@@ -1,7 +1,8 @@
 import type { EventOf } from '../../events/catalog.js';
 import type { Command, Decider, EventBody } from '../decider.js';
 import { atomTick, type AtomLifeInput } from './atoms.js';
-import { decayOne, decaySettingsRecord, type DecayInput, type DecayOutcome } from './decay.js';
+import { DomainError } from '../errors.js';
+import { decaySettingsRecord, decayValues, type DecayColumns, type DecayOutcome } from './decay.js';
 import type { AtomLifecycleSettings, DecaySettings } from './settings.js';
 
 /** Memories per MemoryImportanceDecayed: one tick over 100k memories is 100 events. */
@@ -18,7 +19,8 @@ export type TickDecay = Command<
     readonly asOf: string;
     /** The latest date already ticked: a tick for that date or an earlier one changes nothing. */
     readonly lastTickedDate: string | null;
-    readonly memories: readonly DecayInput[];
+    /** The active memories, as columns of equal length. */
+    readonly memories: DecayColumns;
     readonly atoms: readonly AtomLifeInput[];
     readonly decay: DecaySettings;
     readonly atomSettings: AtomLifecycleSettings;
@@ -36,10 +38,15 @@ export function decideTick(command: TickDecay, state: TickState): EventBody<Tick
   if (state.ticked || (d.lastTickedDate !== null && d.date <= d.lastTickedDate)) return [];
   const asOfMs = Date.parse(d.asOf);
   const tickId = tickIdOf(d.date);
+  const { memoryIds, importance, accessCount, lastAccessedAt } = d.memories;
+  const n = memoryIds.length;
+  if (importance.length !== n || accessCount.length !== n || lastAccessedAt.length !== n) {
+    throw new DomainError('invalid_tick', 'memories: the columns have different lengths');
+  }
   // A loop, not flatMap: a tick decides over every active memory.
   const decays: DecayOutcome[] = [];
-  for (const m of d.memories) {
-    const outcome = decayOne(m, d.decay, asOfMs);
+  for (let i = 0; i < n; i += 1) {
+    const outcome = decayValues(memoryIds[i] as string, importance[i] as number, accessCount[i] as number, lastAccessedAt[i] ?? null, d.decay, asOfMs);
     if (outcome) decays.push(outcome);
   }
   const atomChanges = d.atoms.flatMap((a) => atomTick(a, d.atomSettings, asOfMs));
