@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from './lazy.js';
 import { memoryImportanceDecayed } from './memory.js';
 
 const decayKeys = ['memoryId', 'from', 'to', 'accessFrom', 'accessTo'] as const;
@@ -21,18 +22,14 @@ function isParsedDecay(value: unknown): boolean {
   return typeof d.memoryId === 'string' && d.memoryId.length >= 1 && d.memoryId.length <= 200 && unit(d.from) && unit(d.to) && count(d.accessFrom) && count(d.accessTo);
 }
 
-let built: z.ZodType | undefined;
-
 /**
  * A tick's MemoryImportanceDecayed carries a thousand decays: the schema copied each one (a
  * hundred thousand objects a tick, most of its garbage). This schema checks the envelope as the
  * event's does and the decays in one loop, keeping the array. When it fails, the caller parses
  * with the event's own schema, whose error names the field.
  */
-export function decayBatchFastSchema(): z.ZodType {
-  if (built) return built;
+export const decayBatchFastSchema = lazy((): z.ZodType => {
   const full = memoryImportanceDecayed.schema();
   const decays = z.custom<unknown[]>((v) => Array.isArray(v) && v.length >= 1 && v.length <= 1000 && v.every(isParsedDecay));
-  built = full.extend({ data: full.shape.data.extend({ decays }) });
-  return built;
-}
+  return full.extend({ data: full.shape.data.extend({ decays }) });
+});

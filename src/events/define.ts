@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from './lazy.js';
 import { eventMetadataSchema } from './metadata.js';
 
 /**
@@ -20,6 +21,5 @@ export function defineEvent<T extends string, V extends number, D extends z.ZodO
         metadata: eventMetadataSchema,
       })
       .strict();
-  let built: ReturnType<typeof build> | undefined;
-  return { type, schemaVersion, schema: (): ReturnType<typeof build> => (built ??= build()) };
+  return { type, schemaVersion, schema: lazy(build) };
 }

@@ -9,6 +9,16 @@ export function lazy<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
+/** `make(key)` made at the first use of each key object, then kept while the key lives (one set of schemas per limits object). */
+export function lazyPer<K extends object, T>(make: (key: K) => T): (key: K) => T {
+  const made = new WeakMap<K, T>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) made.set(key, (value = make(key)));
+    return value;
+  };
+}
+
 const load = createRequire(import.meta.url);
 
 /** `node:fs/promises` at its first use: it brings a dozen of Node's own modules, 2 to 6 ms of a CLI start that writes no file with it. */

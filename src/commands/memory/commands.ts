@@ -4,6 +4,7 @@ import type { EventData, EventOf } from '../../events/catalog.js';
 import { importanceSchema, labels, nonEmptyText, sourceMessageSchema } from '../../events/fields.js';
 import { boundedText, boundedTotal, fixedLimits, type Limits } from '../../events/bounds.js';
 import { changesOf, memoryChangeFields, memoryScopeFields } from '../../events/memory.js';
+import { lazyPer } from '../../events/lazy.js';
 import { idSchema } from '../../events/metadata.js';
 import type { Command, EventBody } from '../decider.js';
 
@@ -41,18 +42,13 @@ export function createMemoryCommandSchemas(limits: Limits) {
 }
 
 export type MemoryCommandSchemas = ReturnType<typeof createMemoryCommandSchemas>;
-const built = new WeakMap<Limits, MemoryCommandSchemas>();
 
 /**
  * The command schemas of one limits object, built at their first use and then shared: a store
  * opened to read (status, search) never builds them, and the write path, the batch writer and the
  * import share one set (ADR 26).
  */
-export function commandSchemasFor(limits: Limits): MemoryCommandSchemas {
-  let schemas = built.get(limits);
-  if (!schemas) built.set(limits, (schemas = createMemoryCommandSchemas(limits)));
-  return schemas;
-}
+export const commandSchemasFor: (limits: Limits) => MemoryCommandSchemas = lazyPer(createMemoryCommandSchemas);
 
 type Schemas = MemoryCommandSchemas;
 export type MemoryCommandType = keyof Schemas;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { boundedText, defaultLimits, fixedLimits, type Limits } from '../../events/bounds.js';
 import { messageRoleSchema } from '../../events/fields.js';
+import { lazyPer } from '../../events/lazy.js';
 import { idSchema, timestampSchema } from '../../events/metadata.js';
 
 const who = {
@@ -60,13 +61,8 @@ function createHookSchemas(limits: Limits) {
   return { hostTurnMessageSchema, hostMessageSchema, beforeLlmRequestSchema, afterLlmResponseSchema };
 }
 
-const cached = new WeakMap<Limits, ReturnType<typeof createHookSchemas>>();
 /** The schemas for these limits, built once. */
-export function hookSchemasFor(limits: Limits): ReturnType<typeof createHookSchemas> {
-  let schemas = cached.get(limits);
-  if (!schemas) cached.set(limits, (schemas = createHookSchemas(limits)));
-  return schemas;
-}
+export const hookSchemasFor: (limits: Limits) => ReturnType<typeof createHookSchemas> = lazyPer(createHookSchemas);
 
 type HookSchemas = ReturnType<typeof createHookSchemas>;
 /** The hooks' inputs under the default limits (the library's exports), built at first use. */
