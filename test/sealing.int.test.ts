@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/events/catalog.js';
 import { CorruptEventError } from '../src/events/errors.js';
 import type { SubjectRef } from '../src/events/log/sealing/keystore.js';
+import { createSqliteEventLog } from '../src/events/log/sqlite-event-log.js';
 import { streams } from '../src/events/streams.js';
 import { memoryWrittenEvent, testEventMetadata } from './support/events.js';
 import { openTestStore, type TestStore } from './support/store.js';
@@ -71,6 +72,17 @@ describe('content sealed at the SQLite log boundary', () => {
     expect(second?.data).toMatchObject({ text: 'someone else' });
     expect(store.db.prepare('SELECT count(*) FROM subject_keys').pluck().get()).toBe(5);
     expect((await store.log.verifyChain()).ok).toBe(true);
+  });
+
+  it('given sealed events the log just wrote and read, when their subject is erased, then the same log reads them erased, as a fresh log does', async () => {
+    await store.log.append('memory-m1', [memoryWrittenEvent('m1', 'zqkept words', scoped)]);
+    await store.log.append('memory-m2', [memoryWrittenEvent('m2', 'someone else', { userId: 'u2' })]);
+    expect((await store.log.readAll())[0]?.data).toMatchObject({ text: 'zqkept words' });
+    await erase({ kind: 'user', id: 'u1' });
+    const read = await store.log.readAll();
+    expect(JSON.stringify(read.map((e) => e.data))).not.toMatch(/zqkept/);
+    expect(read[0]?.metadata.erased).toBe(true);
+    expect(read).toStrictEqual(await createSqliteEventLog(store.db).readAll());
   });
 
   it('seals updates, atoms and graph links of a memory under its subjects, so erasing the user reaches them', async () => {

@@ -118,25 +118,24 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     return { nextExpectedRevision: BigInt(revision), lastPosition: BigInt(position) };
   });
 
-  const memo = createDecodeMemo();
+  const memo = createDecodeMemo(undefined, (keyIds) => keystore.dataKey(keyIds) !== null);
   /**
    * After a commit, the events just written are what decoding their rows gives (clear rows are the
-   * JSON of the validated event; the schemas have no transforms, so validating again changes
-   * nothing): the memo keeps them, and the first reader (the projections, right after a tick)
-   * does not parse them again. Sealed rows are never kept (ADR 29; test/decode-memo*).
+   * JSON of the validated event, sealed ones open to it while their keys do, the decoder's test;
+   * no schema transforms): the memo keeps them, and the catch-up's readers (projections, vector
+   * stores) neither parse nor open them again (ADR 29, ADR 32; test/decode-memo*).
    */
-  const rememberWritten = (written: readonly WrittenRow[]): void => {
-    for (const { event, row } of written) {
-      memo.rememberWritten(row, { ...event, streamId: row.streamId, streamRevision: BigInt(row.streamRevision), globalPosition: BigInt(row.globalPosition) });
-    }
-  };
+  const rememberWritten = (written: readonly WrittenRow[]): void =>
+    memo.rememberWritten(written.map(({ event, row }) => ({
+      row, event: { ...event, streamId: row.streamId, streamRevision: BigInt(row.streamRevision), globalPosition: BigInt(row.globalPosition) },
+    })));
   const decode = (row: EventRow, groups: GroupOpener): RecordedEvent =>
     memo.decode(row, () => ({
       ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore, groups),
       streamId: row.streamId,
       streamRevision: BigInt(row.streamRevision),
       globalPosition: BigInt(row.globalPosition),
-    }));
+    }), groups.rowAt);
 
   /** Decodes rows read together; a grouped box's members outside `rows` are fetched by position. */
   const decodeRows = (rows: readonly EventRow[]): RecordedEvent[] => {
@@ -214,6 +213,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
         keystore.shred(subject);
         return { ...appended, ...erasure };
       });
+      memo.dropSealed(); // kept plaintext would fail its key test afterwards: it goes now, not when it ages out
       const result = runAppend(() => erase.immediate(), streams.erasures);
       wakeAll();
       return result;

@@ -82,6 +82,11 @@ export function createGroupOpener(fetch: (positions: readonly number[]) => reado
     add(page: readonly GroupRow[]): void {
       for (const row of page) rows.set(row.globalPosition, row);
     },
+    /** The stored row at a position, fetched when it is not at hand. */
+    rowAt(position: number): GroupRow | undefined {
+      if (!rows.has(position)) for (const row of fetch([position])) rows.set(row.globalPosition, row);
+      return rows.get(position);
+    },
     /** The data and metadata of the row at a position, parsed once per read; the caller must not change them. */
     parsed,
     /** The sealed values of the event at `position`, or throws (malformed group, or SealIntegrityError). */
