@@ -11,6 +11,7 @@ import { backupBeforeErase, shredBackupsStep } from './backups/erasure.js';
 import { createMaintenance } from './maintenance.js';
 import { createRecall } from './recall.js';
 import { createRecallWorker, recallThreadFrom, recallThreadTables } from './recall-worker.js';
+import { createCheckpointer } from './checkpoint-worker.js';
 import { createReranker } from '../providers/rerank.js';
 import type { Reranker } from '../queries/recall/rank.js';
 import { defaultRecallSettings, type RecallSettings } from '../queries/recall/types.js';
@@ -79,6 +80,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     env, packageVersion: options.packageVersion ?? packageVersion(), ...(options.migrations ? { migrations: options.migrations } : {}),
   });
   const { db, log, shared, lockedHead, backups } = opened;
+  const checkpoints = createCheckpointer(db);
   const provider = options.embeddingProvider ?? embeddingProviderFrom(config.embedding, { now: env.now });
   const { cache, rekeyed } = await openEmbeddingCache(db, log, provider);
   const indexes = openIndexes({
@@ -98,10 +100,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const worker = createRecallWorker(db, () => recallThreadTables(indexes.runner.liveTable), () => indexes.vectors.ids().length >= recallThreadFrom);
   const recall = createRecall({ indexes, provider, env, access, reranker, worker, ...settings });
   const replay = createReplay({ log, env, indexes, provider, cache, reranker, ...settings });
-  const write = createWritePath({
-    log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits,
-    readYourWritesTimeoutMs: config.log.eventstoredb.readYourWritesTimeoutMs,
-  });
+  const readYourWritesTimeoutMs = config.log.eventstoredb.readYourWritesTimeoutMs;
+  const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits, readYourWritesTimeoutMs });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx, extra) => write(type, input, ctx, extra).finally(() => recall.invalidate());
   const transfer = createTransfer({
@@ -127,7 +127,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   let sharing: SharedLog | null = null;
   const erasureDeps = {
-    db, log, env, indexes, provider, cache, defaultActor: config.actor,
+    db, log, env, indexes, provider, cache, defaultActor: config.actor, checkpointsIdle: () => checkpoints?.idle() ?? Promise.resolve(),
     invalidate: () => {
       recall.invalidate();
       store.forgetCached();
@@ -174,9 +174,9 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     await access.flush();
     await worker?.close();
     await indexes.runner.stop();
-    await indexes.vectors.close();
-    await indexes.graphVectors.close();
+    await Promise.all([indexes.vectors.close(), indexes.graphVectors.close()]);
     await log.close();
+    await checkpoints?.close();
     db.close();
   };
 

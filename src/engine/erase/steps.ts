@@ -25,6 +25,8 @@ export interface ErasureDeps {
   readonly invalidate: () => void;
   /** Cancels running background work that holds content in memory (summary tasks) and waits for it. */
   readonly quiesce: () => Promise<void>;
+  /** Resolves when no WAL checkpoint of another thread runs (one would leave the scrub's TRUNCATE busy). */
+  readonly checkpointsIdle?: () => Promise<void>;
 }
 
 /** One erasure being run: its process as the log tells it, and what this run measured on the way. */
@@ -97,6 +99,8 @@ const rebuildReadModels: ErasureStep = {
 const scrubStoreFile: ErasureStep = {
   name: 'scrub-store-file',
   async run(deps, { report }) {
+    // No turn of the loop from here to the second TRUNCATE: the checkpoint thread cannot start in between.
+    await deps.checkpointsIdle?.();
     const first = deps.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
     deps.db.exec('VACUUM');
     const second = deps.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];

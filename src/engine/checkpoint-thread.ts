@@ -1,0 +1,16 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../events/log/sqlite-database.js';
+
+// Runs in a worker thread: the store's WAL checkpoints, on a connection of its own, so that the
+// engine's thread neither copies the pages nor waits for their fsync (ADR 32).
+const db = openDatabase((workerData as { path: string }).path);
+
+parentPort?.on('message', () => {
+  try {
+    // PASSIVE: as many frames as no reader still needs, without waiting for any reader or writer.
+    db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort?.postMessage({ ok: true });
+  } catch {
+    parentPort?.postMessage({ ok: false });
+  }
+});

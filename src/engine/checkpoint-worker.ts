@@ -1,0 +1,111 @@
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+
+// Loaded when the WAL first needs a checkpoint: a CLI call that writes little never starts a thread (ADR 26).
+const lazyRequire = createRequire(import.meta.url);
+
+/** SQLite's own default: the engine's connection checkpoints past this many WAL pages when no thread does. */
+export const inThreadPages = 1000;
+
+export interface CheckpointerOptions {
+  /** WAL bytes past which the thread checkpoints (default 4 MiB, about SQLite's 1,000 pages). */
+  readonly thresholdBytes?: number;
+  /** How often the WAL's size is looked at (default 100 ms). */
+  readonly intervalMs?: number;
+  /** WAL pages past which the engine's connection checkpoints itself, should the thread fall behind (default 16,384: 64 MiB). */
+  readonly boundPages?: number;
+}
+
+/** The compiled thread script; under the test runner (TypeScript sources) the build's. */
+function threadScript(): URL {
+  const beside = new URL('./checkpoint-thread.js', import.meta.url);
+  return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/src/engine/checkpoint-thread.js', import.meta.url);
+}
+
+/**
+ * WAL checkpoints off the event loop (issue 17, ADR 32). SQLite checkpoints in the connection whose
+ * commit takes the WAL past `wal_autocheckpoint` pages: on the engine's connection that is the
+ * event loop's thread, which then copies pages into the file and waits for its fsync (pauses of
+ * about 60 ms at 10k memories; a fifth of an import's wall time). Here a worker thread with a
+ * connection of its own runs PASSIVE checkpoints (no writer or reader waits for them) whenever the
+ * WAL has passed `thresholdBytes`, and the engine's connection checkpoints only past `boundPages`,
+ * a bound on the WAL should the thread fall behind; if the thread fails, SQLite's own rule is back.
+ * Null for a store with no file a second connection could open (or no built thread script).
+ */
+export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOptions = {}) {
+  const script = threadScript();
+  if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(script))) return null;
+  const thresholdBytes = options.thresholdBytes ?? 4 * 1024 * 1024;
+  const wal = `${db.name}-wal`;
+  db.pragma(`wal_autocheckpoint = ${options.boundPages ?? 16_384}`);
+  let worker: Worker | null = null;
+  let running: Promise<void> | null = null;
+  let done: (() => void) | null = null;
+  let stopped = false;
+  let checkpoints = 0;
+  const finish = (): void => {
+    const resolve = done;
+    done = null;
+    running = null;
+    worker?.unref();
+    resolve?.();
+  };
+  const fail = (): void => {
+    if (stopped) return;
+    stopped = true;
+    // Back to SQLite's own rule on the engine's connection.
+    if (db.open) db.pragma(`wal_autocheckpoint = ${inThreadPages}`);
+    finish();
+  };
+  const start = (): Worker => {
+    const { Worker: Thread } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
+    const w = new Thread(script, { workerData: { path: db.name } });
+    w.on('message', (answer: { ok: boolean }) => {
+      if (answer.ok) checkpoints += 1;
+      else fail();
+      finish();
+    });
+    w.on('error', fail);
+    w.on('exit', fail);
+    return w;
+  };
+  const walBytes = (): number => {
+    try {
+      return statSync(wal).size;
+    } catch {
+      return 0;
+    }
+  };
+  const check = (): void => {
+    if (stopped || running || walBytes() < thresholdBytes) return;
+    worker ??= start();
+    worker.ref();
+    running = new Promise((resolve) => (done = resolve));
+    worker.postMessage('checkpoint');
+  };
+  const timer = setInterval(check, options.intervalMs ?? 100);
+  timer.unref();
+  return {
+    /** Looks at the WAL now (after a large write), not at the next interval. */
+    check,
+    /** Resolves once no checkpoint of the thread is running (before one of the engine's own, e.g. an erasure's TRUNCATE). */
+    idle: (): Promise<void> => running ?? Promise.resolve(),
+    /** Checkpoints the thread completed (tests, status). */
+    count: (): number => checkpoints,
+    /** Stops the thread after its checkpoint in flight; the engine's connection checkpoints by SQLite's rule again. */
+    async close(): Promise<void> {
+      clearInterval(timer);
+      await running;
+      stopped = true;
+      const w = worker;
+      worker = null;
+      await w?.terminate();
+      if (db.open) db.pragma(`wal_autocheckpoint = ${inThreadPages}`);
+    },
+  };
+}
+
+export type Checkpointer = NonNullable<ReturnType<typeof createCheckpointer>>;

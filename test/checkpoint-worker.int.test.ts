@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCheckpointer, inThreadPages } from '../src/engine/checkpoint-worker.js';
+import { openDatabase, type SqliteDatabase } from '../src/events/log/sqlite-database.js';
+
+/*
+ * WAL checkpoints on a thread of their own (ADR 32): the engine's connection no longer copies pages
+ * into the file at the commit that passes 1,000 WAL pages; the thread does, on its own connection.
+ * The main file grows only by a checkpoint, so its size says whether one ran.
+ */
+describe('the checkpoint thread', () => {
+  const dirs: string[] = [];
+  const dbs: SqliteDatabase[] = [];
+  afterEach(() => {
+    for (const db of dbs.splice(0)) if (db.open) db.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const open = (): { db: SqliteDatabase; file: string } => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmem-ckpt-'));
+    dirs.push(dir);
+    const file = join(dir, 'store.db');
+    const db = openDatabase(file);
+    dbs.push(db);
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    return { db, file };
+  };
+  const fill = (db: SqliteDatabase, rows: number): void => {
+    const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (let i = 0; i < rows; i += 100) db.transaction(() => { for (let j = 0; j < 100; j += 1) insert.run('x'.repeat(2000)); })();
+  };
+  const until = async (done: () => boolean, ms = 10_000): Promise<void> => {
+    const deadline = Date.now() + ms;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+
+  it('given writes past the threshold, then the thread checkpoints them into the file, and the engine connection checkpoints only past the bound', async () => {
+    const { db, file } = open();
+    const checkpoints = createCheckpointer(db, { thresholdBytes: 256 * 1024, intervalMs: 10 });
+    expect(checkpoints).not.toBeNull();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(16_384);
+    const before = statSync(file).size;
+    fill(db, 2_000);
+    // About 4 MB of pages: under the bound, so only the thread can have copied them.
+    expect(statSync(file).size).toBe(before);
+    await until(() => (checkpoints?.count() ?? 0) > 0);
+    await checkpoints?.idle();
+    expect(statSync(file).size).toBeGreaterThan(before + 3 * 1024 * 1024);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2_000);
+    await checkpoints?.close();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(inThreadPages);
+  });
+
+  it('given a WAL under the threshold, then the thread is never started and nothing is checkpointed', async () => {
+    const { db, file } = open();
+    const checkpoints = createCheckpointer(db, { thresholdBytes: 64 * 1024 * 1024, intervalMs: 10 });
+    const before = statSync(file).size;
+    fill(db, 200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(checkpoints?.count()).toBe(0);
+    expect(statSync(file).size).toBe(before);
+    await checkpoints?.close();
+  });
+
+  it('given a store in memory, then there is no checkpoint thread and SQLite keeps its own rule', () => {
+    const db = openDatabase(':memory:');
+    dbs.push(db);
+    expect(createCheckpointer(db)).toBeNull();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(inThreadPages);
+  });
+});
