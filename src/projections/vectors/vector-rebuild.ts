@@ -125,8 +125,12 @@ export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: Ve
   // An event the shadow cannot apply: it never goes live, the live index stays (ADR 23).
   if (failed) return abandon('failed', `stopped at log position ${failed.position}: ${failed.error}`);
   const step = BigInt(options.persistEvery ?? 50_000);
-  // Where the shadow was last written: the switch writes it again only when it moved since.
+  // Where the shadow was last written: the switch writes it again only when it moved since. Written
+  // every `step` events drained, not at every round: a snapshot is the whole index (100 MB at 100k
+  // memories, seconds to write), and under a steady write load every round found new events, so a
+  // shadow written at each round never got to switch (ADR 32, session 6).
   let written: bigint | null = null;
+  let since = gen.checkpoint;
   for (;;) {
     const head = await ctx.headNow();
     while (gen.checkpoint < head) {
@@ -141,8 +145,10 @@ export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: Ve
         // An event the shadow cannot apply: it never goes live, the live index stays (ADR 23).
         return abandon('failed', `stopped after log position ${gen.checkpoint}: ${describeFailure(error)}`);
       }
-      await ctx.persist(gen);
-      written = gen.checkpoint;
+      if (gen.checkpoint - since >= step) {
+        await ctx.persist(gen);
+        written = since = gen.checkpoint;
+      }
       options.onProgress?.({ checkpoint: gen.checkpoint, head });
     }
     const ratio = failureRatio(gen);
