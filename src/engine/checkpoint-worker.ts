@@ -89,8 +89,6 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
   const timer = setInterval(check, options.intervalMs ?? 100);
   timer.unref();
   return {
-    /** Looks at the WAL now (after a large write), not at the next interval. */
-    check,
     /** Resolves once no checkpoint of the thread is running (before one of the engine's own, e.g. an erasure's TRUNCATE). */
     idle: (): Promise<void> => running ?? Promise.resolve(),
     /** Checkpoints the thread completed (tests, status). */
@@ -107,5 +105,3 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
     },
   };
 }
-
-export type Checkpointer = NonNullable<ReturnType<typeof createCheckpointer>>;

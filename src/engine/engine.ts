@@ -174,7 +174,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     await access.flush();
     await worker?.close();
     await indexes.runner.stop();
-    await Promise.all([indexes.vectors.close(), indexes.graphVectors.close()]);
+    for (const vectors of [indexes.vectors, indexes.graphVectors]) await vectors.close();
     await log.close();
     await checkpoints?.close();
     db.close();

@@ -158,14 +158,17 @@ function applyChange(gen: VectorGeneration, change: VectorChange, target: PageTa
  */
 export function eraseVectorsInPlace(gen: VectorGeneration, erased: readonly RecordedEvent[], feed: VectorFeed): number {
   let dropped = 0;
+  // One faiss removal at the end: one per owner rebuilt the id map and compacted the index each time (ADR 32).
+  const staged = stageIndexWrites(gen.index);
   for (const event of erased) {
     for (const change of feed.changes(event)) {
       if (change.kind === 'drop' || (change.kind === 'replace' && change.items.length === 0)) {
         dropped += gen.itemsOf.get(change.owner)?.size ?? 0;
-        drop(gen, change.owner, gen);
+        drop(gen, change.owner, { index: staged.writes });
       }
     }
   }
+  staged.commit();
   return dropped;
 }
 
