@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { engineThreadScript } from './thread-script.js';
 
 // Loaded when the WAL first needs a checkpoint: a CLI call that writes little never starts a thread (ADR 26).
 const lazyRequire = createRequire(import.meta.url);
@@ -19,11 +20,6 @@ export interface CheckpointerOptions {
   readonly boundPages?: number;
 }
 
-/** The compiled thread script; under the test runner (TypeScript sources) the build's. */
-function threadScript(): URL {
-  const beside = new URL('./checkpoint-thread.js', import.meta.url);
-  return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/src/engine/checkpoint-thread.js', import.meta.url);
-}
 
 /**
  * WAL checkpoints off the event loop (issue 17, ADR 32). SQLite checkpoints in the connection whose
@@ -36,7 +32,7 @@ function threadScript(): URL {
  * Null for a store with no file a second connection could open (or no built thread script).
  */
 export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOptions = {}) {
-  const script = threadScript();
+  const script = engineThreadScript('checkpoint-thread.js');
   if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(script))) return null;
   const thresholdBytes = options.thresholdBytes ?? 4 * 1024 * 1024;
   const wal = `${db.name}-wal`;

@@ -9,6 +9,7 @@ import { toFtsQuery } from '../projections/text/tokenizer.js';
 import type { KeywordHit } from '../queries/keyword.js';
 import type { GraphCandidatesRequest, Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
 import type { ScoredId } from '../queries/recall/types.js';
+import { engineThreadScript } from './thread-script.js';
 
 // worker_threads is loaded at the first recall that hands work over: a CLI start that never does skips it (ADR 26).
 const lazyRequire = createRequire(import.meta.url);
@@ -21,12 +22,7 @@ export type RecallThreadRequest = { readonly id: number; readonly tables: Readon
 
 type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
-/** The compiled thread script; under the test runner (TypeScript sources) the build's, as for the Louvain thread. */
-function threadScript(): URL {
-  const beside = new URL('./recall-thread.js', import.meta.url);
-  if (existsSync(fileURLToPath(beside))) return beside;
-  return new URL('../../dist/src/engine/recall-thread.js', import.meta.url);
-}
+const threadScript = (): URL => engineThreadScript('recall-thread.js');
 
 type Tables = RecallThreadRequest['tables'];
 
