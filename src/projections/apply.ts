@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
-import { withoutFsync } from './durability.js';
+import { withoutFsync } from '../events/log/durability.js';
 import { describeFailure, isEnvironmental } from './failure.js';
 import type { Generation, GenerationStore } from './generations.js';
 import type { Projection } from './projection.js';

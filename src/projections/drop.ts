@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
-import { withoutFsync } from './durability.js';
+import { withoutFsync } from '../events/log/durability.js';
 import { generationTable } from './generations.js';
 import type { Projection } from './projection.js';
 import { cpuMs, turn } from './turns.js';

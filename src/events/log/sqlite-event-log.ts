@@ -1,5 +1,7 @@
 import type { DomainEvent } from '../catalog.js';
 import { ConcurrencyError, ValidationError } from '../errors.js';
+import { runAppend } from './append-errors.js';
+import { createWalSync, type FileSync } from './wal-sync.js';
 import { streams } from '../streams.js';
 import type { AppendResult, EventLog, ExpectedRevision, ReadAllOptions, RecordedEvent } from './event-log.js';
 import { checkExpectedRevision } from './expected-revision.js';
@@ -30,6 +32,8 @@ const columns = `global_position AS globalPosition, stream_id AS streamId, strea
 export interface SqliteEventLogOptions {
   /** How often a subscriber looks for appends made by other processes. */
   readonly pollIntervalMs?: number;
+  /** How the WAL file is synced before an append is acknowledged (tests inject failures). */
+  readonly fileSync?: FileSync;
 }
 
 /** The SQLite log also keeps a hash chain over its rows (ADR 16). */
@@ -63,6 +67,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
   const keyIndex = createSealedKeyIndex(db);
   const codec = createSealingCodec(keystore);
   const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const durable = createWalSync(db, options.fileSync);
   const waiters = new Set<() => void>();
   const wakeAll = () => [...waiters].forEach((wake) => wake());
   const stmt = {
@@ -154,9 +159,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       if (events.length === 0) throw new ValidationError('events', 'at least one event is required');
       const valid = events.map(validateNewEvent);
       const written: WrittenRow[] = [];
-      const result = runAppend(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any', written), streamId);
+      const result = runAppend(() => durable.commit(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any', written)), streamId);
       rememberWritten(written);
-      wakeAll();
+      wakeAll(); // the catch-up may start while the WAL syncs: what it builds on is lost, if ever, with the append
+      await durable.synced();
       return result;
     },
     async appendAll(appends): Promise<AppendResult[]> {
@@ -167,9 +173,10 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       // Each part is a savepoint of the one transaction: the chain and positions run on across streams.
       const written: WrittenRow[] = [];
       const all = db.transaction(() => valid.map((a) => appendTx(a.streamId, a.events, a.expectedRevision ?? 'any', written)));
-      const result = runAppend(() => all.immediate(), valid[0]?.streamId ?? '');
+      const result = runAppend(() => durable.commit(() => all.immediate()), valid[0]?.streamId ?? '');
       rememberWritten(written);
       wakeAll();
+      await durable.synced();
       return result;
     },
     async readStream(streamId, opts = {}) {
@@ -214,31 +221,15 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
         return { ...appended, ...erasure };
       });
       memo.dropSealed(); // kept plaintext would fail its key test afterwards: it goes now, not when it ages out
-      const result = runAppend(() => erase.immediate(), streams.erasures);
+      const result = runAppend(() => durable.commit(() => erase.immediate()), streams.erasures);
       wakeAll();
+      await durable.synced();
       return result;
     },
     async close() {
       wakeAll();
     },
   };
-}
-
-/** Maps SQLite's own constraint failures onto the log's errors at this boundary. */
-function runAppend<T>(append: () => T, streamId: string): T {
-  try {
-    return append();
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const message = (error as Error).message ?? '';
-    if (code === 'SQLITE_CONSTRAINT_UNIQUE' && message.includes('events.event_id')) {
-      throw new ValidationError('metadata.eventId', 'an event with this id is already in the log');
-    }
-    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      throw new ConcurrencyError(streamId, 'unchanged', 'changed by another writer');
-    }
-    throw error;
-  }
 }
 
 /** The log's head read inside the caller's transaction, for a rebuild's switch under the write lock. */

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../events/log/event-log.js';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
-import { withoutFsync } from '../durability.js';
+import { withoutFsync } from '../../events/log/durability.js';
 import type { VectorGeneration } from './apply.js';
 import type { VectorFeed } from './feed.js';
 

@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
-import { withoutFsync } from '../../projections/durability.js';
+import { withoutFsync } from '../../events/log/durability.js';
 import { EmbeddingProviderError, fingerprintKey, keyedContentHash, truncateForEmbedding, type EmbeddingProvider } from './provider.js';
 
 /**

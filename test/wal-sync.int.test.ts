@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, openReadOnly, type SqliteDatabase } from '../src/events/log/sqlite-database.js';
+import { createSqliteEventLog } from '../src/events/log/sqlite-event-log.js';
+import { WalSyncError, type FileSync } from '../src/events/log/wal-sync.js';
+import { memoryEvents } from './support/events.js';
+
+// Given a store at synchronous=FULL, when the log appends, then the append is acknowledged only
+// after the WAL file is synced off the event loop's thread, and a failed sync stops every later append.
+const dirs: string[] = [];
+const dbs: SqliteDatabase[] = [];
+afterEach(() => {
+  for (const db of dbs.splice(0)) db.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function store(synchronous: 'FULL' | 'NORMAL' = 'FULL') {
+  const dir = mkdtempSync(join(tmpdir(), 'lmem-walsync-'));
+  dirs.push(dir);
+  const path = join(dir, 'store.db');
+  const db = openDatabase(path, { synchronous });
+  dbs.push(db);
+  return { db, path };
+}
+
+/** A sync held until released: records the log head a second connection sees when each sync starts. */
+function gatedSync(path: string) {
+  const reader = () => {
+    const db = openReadOnly(path);
+    dbs.push(db);
+    return db.prepare<[], { head: number | null }>('SELECT max(global_position) AS head FROM events');
+  };
+  let head: ReturnType<typeof reader> | null = null;
+  const started: { file: string; coveredHead: number; release: (error?: Error) => void }[] = [];
+  const sync: FileSync = (file) =>
+    new Promise<void>((resolve, reject) => {
+      head ??= reader();
+      started.push({ file, coveredHead: head.get()?.head ?? 0, release: (error) => (error ? reject(error) : resolve()) });
+    });
+  return { sync, started };
+}
+
+const settledState = async (p: Promise<unknown>): Promise<'pending' | 'resolved' | 'rejected'> => {
+  let state: 'pending' | 'resolved' | 'rejected' = 'pending';
+  p.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  for (let i = 0; i < 5; i += 1) await new Promise((r) => setImmediate(r));
+  return state;
+};
+
+describe('the log syncs its WAL off the event loop before acknowledging an append', () => {
+  it('commits, syncs the -wal file, and only then resolves; the connection stays at FULL', async () => {
+    const { db, path } = store();
+    const gate = gatedSync(path);
+    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    const appending = log.append('memory-a', memoryEvents('a', 2));
+    expect(await settledState(appending)).toBe('pending');
+    expect(gate.started).toHaveLength(1);
+    expect(gate.started[0]?.file).toBe(`${path}-wal`);
+    // Committed before the sync began: another connection already reads both events.
+    expect(gate.started[0]?.coveredHead).toBe(2);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    gate.started[0]?.release();
+    expect((await appending).lastPosition).toBe(2n);
+  });
+
+  it('gives commits made during a sync a sync that starts after them', async () => {
+    const { db, path } = store();
+    const gate = gatedSync(path);
+    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    const first = log.append('memory-a', memoryEvents('a', 1));
+    await settledState(first);
+    const second = log.append('memory-b', memoryEvents('b', 1));
+    const third = log.append('memory-c', memoryEvents('c', 1));
+    expect(await settledState(second)).toBe('pending');
+    expect(gate.started).toHaveLength(1);
+    gate.started[0]?.release();
+    expect((await first).lastPosition).toBe(1n);
+    expect(await settledState(second)).toBe('pending');
+    // One more sync for both, started once both were committed.
+    expect(gate.started).toHaveLength(2);
+    expect(gate.started[1]?.coveredHead).toBe(3);
+    gate.started[1]?.release();
+    expect([(await second).lastPosition, (await third).lastPosition]).toEqual([2n, 3n]);
+  });
+
+  it('rejects the append whose sync failed and refuses every later one', async () => {
+    const { db, path } = store();
+    const gate = gatedSync(path);
+    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    const appending = log.append('memory-a', memoryEvents('a', 1));
+    await settledState(appending);
+    gate.started[0]?.release(new Error('EIO: i/o error, fdatasync'));
+    await expect(appending).rejects.toThrow(WalSyncError);
+    await expect(appending).rejects.toThrow(/EIO/);
+    await expect(log.append('memory-b', memoryEvents('b', 1))).rejects.toThrow(WalSyncError);
+    expect(await log.headPosition()).toBe(1n);
+  });
+
+  it('leaves a store opened at NORMAL to SQLite, as it asked for no fsync per commit', async () => {
+    const { db, path } = store('NORMAL');
+    const gate = gatedSync(path);
+    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    expect((await log.append('memory-a', memoryEvents('a', 1))).lastPosition).toBe(1n);
+    expect(gate.started).toHaveLength(0);
+  });
+
+  it('syncs for real with the default: appends, reads back, and survives the WAL going at close', async () => {
+    const { db, path } = store();
+    const log = createSqliteEventLog(db);
+    const results = await Promise.all(['a', 'b', 'c'].map((id) => log.append(`memory-${id}`, memoryEvents(id, 2))));
+    expect(results.map((r) => r.lastPosition).sort()).toEqual([2n, 4n, 6n]);
+    const other = openReadOnly(path);
+    dbs.push(other);
+    expect(other.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 6 });
+  });
+});
