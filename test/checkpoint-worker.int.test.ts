@@ -42,7 +42,7 @@ describe('the checkpoint thread', () => {
     const { db, file } = open();
     const checkpoints = createCheckpointer(db, { thresholdBytes: 256 * 1024, intervalMs: 10 });
     expect(checkpoints).not.toBeNull();
-    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(16_384);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(262_144);
     const before = statSync(file).size;
     fill(db, 2_000);
     // About 4 MB of pages: under the bound, so only the thread can have copied them.

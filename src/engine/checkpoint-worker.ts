@@ -36,7 +36,7 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
   if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(script))) return null;
   const thresholdBytes = options.thresholdBytes ?? 4 * 1024 * 1024;
   const wal = `${db.name}-wal`;
-  db.pragma(`wal_autocheckpoint = ${options.boundPages ?? 16_384}`);
+  db.pragma(`wal_autocheckpoint = ${options.boundPages ?? 262_144}`);
   let worker: Worker | null = null;
   let running: Promise<void> | null = null;
   let done: (() => void) | null = null;
