@@ -54,7 +54,7 @@ export async function projectionDigestAt(db: SqliteDatabase, projection: Project
       let n = 0;
       for (const row of rowsOf(reader, projection, generation, name, key)) {
         hashRow(hash, row);
-        if ((n += 1) % 64 === 0 && cpuMs() - sliceStart > budgetMs) {
+        if ((n += 1) % 16 === 0 && cpuMs() - sliceStart > budgetMs) {
           await turn();
           sliceStart = cpuMs();
         }

@@ -7,8 +7,12 @@ import type { RecordedEvent } from '../events/log/event-log.js';
  * whenever it reached a run of heavy ones (issue 17: parts of 80-100 ms at 10k memories).
  */
 
-/** Stored bytes decoded a millisecond, assumed until measured (about 20 KB/ms measured here under load). */
-const firstBytes = 16 * 1024;
+/**
+ * Stored bytes decoded a millisecond, assumed until measured: sealed events decode at about 3-4 KB/ms
+ * here (AES-GCM, key derivation, validation), clear ones at about 20; the first part of a replay
+ * assumed 16 and took 50-70 ms of a sealed store's events.
+ */
+const firstBytes = 3 * 1024;
 
 /**
  * How many of the events from `at` fit `budgetMs` by their estimated costs (ms; null: not measured
@@ -28,7 +32,8 @@ function fitting(count: number, cost: (i: number) => number | null, budgetMs: nu
   return n;
 }
 
-const smooth = (was: number | null | undefined, now: number): number => (was == null ? now : 0.5 * was + 0.5 * now);
+// Up at once, down by halves: a run of heavier events (sealed after clear ones) overshot for several parts while the estimate crept up.
+const smooth = (was: number | null | undefined, now: number): number => (was == null || now > was ? now : 0.5 * was + 0.5 * now);
 
 /** Decoding costs about the same per stored byte, whatever the event: learnt in ms per byte. */
 export function byteCost() {
@@ -36,7 +41,9 @@ export function byteCost() {
   return {
     /** How many events, of stored sizes `sizes[at..]`, fit `budgetMs`. */
     fit(sizes: readonly number[], at: number, budgetMs: number): number {
-      const rate = perByte ?? 1 / firstBytes;
+      // The first part also pays for cold code and each key's first derivation: a quarter of the budget.
+      if (perByte === null) return fitting(sizes.length - at, (i) => (sizes[at + i] as number) / firstBytes, budgetMs / 4);
+      const rate = perByte;
       return fitting(sizes.length - at, (i) => (sizes[at + i] as number) * rate, budgetMs);
     },
     took(ms: number, bytes: number): void {
