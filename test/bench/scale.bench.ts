@@ -175,6 +175,8 @@ export async function storeRows(options: StoreRowsOptions): Promise<BenchRow[]> 
   try {
     const queries = distinctQueries(1_000);
     progress(`projections 6. event-loop delay: recall load alone, then a full rebuild of ${memories} memories under it`);
+    // Warm first (the vector indexes' bytes read and checked, code compiled): the load alone is the steady state's baseline.
+    for (const query of queries.slice(-20)) await engine.recall({ query, scope: { mode: 'global' }, topK: 5 });
     const alone = await maxDelayUnder(engine, queries, () => new Promise((resolve) => setTimeout(resolve, 5_000)));
     const names = engineProjections.map((p) => p.name);
     let rebuildSeconds = 0;
@@ -187,7 +189,7 @@ export async function storeRows(options: StoreRowsOptions): Promise<BenchRow[]> 
     const note =
       'longest event-loop pause (perf_hooks.monitorEventLoopDelay, 10 ms resolution), lower is better: ours = while every read model ' +
       'is rebuilt (rebuildEveryIndex: the SQLite projections and both vector indexes in one replay, retired tables dropped) beside a recall load (engine.recall one after another); ' +
-      'raw = the same recall load alone for 5 s; the budget row compares ours with the issue\'s fixed 50 ms';
+      'raw = the same recall load alone for 5 s, after 20 warm-up recalls; the budget row compares ours with the issue\'s fixed 50 ms';
     rows.push(
       row(`event-loop max delay, rebuild + recall load (M=${memories})`, during.maxMs, alone.maxMs, 'ms', undefined, { better: 'lower', note }),
       row('event-loop max delay, rebuild + recall load vs 50 ms budget', during.maxMs, eventLoopBudgetMs, 'ms', 1, { better: 'lower' }),
