@@ -61,9 +61,10 @@ function splitMetadata(meta: DocumentMetadata): { stored: StoredMetadata; vitals
 function storeMetadata(tx: ProjectionTx, memoryId: string, meta: DocumentMetadata, position: number, text: string | null, insert: boolean): void {
   const { stored, vitals } = splitMetadata(meta);
   if (insert) {
-    tx.run('INSERT INTO {documents} (memory_id, text, metadata, last_position) VALUES (?, ?, ?, ?)', memoryId, text, JSON.stringify(stored), position);
+    // A memory id written again (another writer's log, an import of the same ids) is the later event's: it replaces the row.
+    tx.run('INSERT OR REPLACE INTO {documents} (memory_id, text, metadata, last_position) VALUES (?, ?, ?, ?)', memoryId, text, JSON.stringify(stored), position);
     tx.run(
-      'INSERT INTO {memory_vitals} (memory_id, status, created_at, importance, access_count, last_accessed_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO {memory_vitals} (memory_id, status, created_at, importance, access_count, last_accessed_at) VALUES (?, ?, ?, ?, ?, ?)',
       memoryId, meta.status, meta.createdAt, vitals.importance, vitals.accessCount, vitals.lastAccessedAt,
     );
     return;

@@ -25,6 +25,8 @@ function rowidOf(tx: ProjectionTx, memoryId: string): number | undefined {
 function written(tx: ProjectionTx, e: RecordedEvent<EventOf<'MemoryWritten'>>): void {
   const d = e.data;
   const rowid = Number(e.globalPosition);
+  // A memory id written again is the later event's, as in `documents`: its earlier row goes.
+  forgotten(tx, d.memoryId);
   tx.run(
     `INSERT INTO {livingmemory_memories_fts} (rowid, tokens, memory_id, session_id, persona_id, user_id, status)
      VALUES (?, ?, ?, ?, ?, ?, 'active')`,

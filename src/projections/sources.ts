@@ -36,7 +36,7 @@ export const sourcesProjection: Projection = {
   apply(batch, tx) {
     for (const e of batch) {
       if (e.type === 'MemoryWritten') {
-        tx.run('INSERT INTO {memory_sources} (memory_id, sources) VALUES (?, ?)', e.data.memoryId, JSON.stringify(e.data.sources.map(canonical)));
+        tx.run('INSERT OR REPLACE INTO {memory_sources} (memory_id, sources) VALUES (?, ?)', e.data.memoryId, JSON.stringify(e.data.sources.map(canonical)));
       } else if (e.type === 'MemoryForgotten') {
         tx.run('DELETE FROM {memory_sources} WHERE memory_id = ?', e.data.memoryId);
       }
