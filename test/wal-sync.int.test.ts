@@ -42,6 +42,13 @@ function gatedSync(path: string) {
   return { sync, started };
 }
 
+/** A log on a fresh store whose WAL syncs wait on a gate. */
+function gatedLog(synchronous: 'FULL' | 'NORMAL' = 'FULL') {
+  const { db, path } = store(synchronous);
+  const gate = gatedSync(path);
+  return { db, path, gate, log: createSqliteEventLog(db, { fileSync: gate.sync }) };
+}
+
 const settledState = async (p: Promise<unknown>): Promise<'pending' | 'resolved' | 'rejected'> => {
   let state: 'pending' | 'resolved' | 'rejected' = 'pending';
   p.then(() => (state = 'resolved'), () => (state = 'rejected'));
@@ -51,9 +58,7 @@ const settledState = async (p: Promise<unknown>): Promise<'pending' | 'resolved'
 
 describe('the log syncs its WAL off the event loop before acknowledging an append', () => {
   it('commits, syncs the -wal file, and only then resolves; the connection stays at FULL', async () => {
-    const { db, path } = store();
-    const gate = gatedSync(path);
-    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    const { db, path, gate, log } = gatedLog();
     const appending = log.append('memory-a', memoryEvents('a', 2));
     expect(await settledState(appending)).toBe('pending');
     expect(gate.started).toHaveLength(1);
@@ -66,9 +71,7 @@ describe('the log syncs its WAL off the event loop before acknowledging an appen
   });
 
   it('gives commits made during a sync a sync that starts after them', async () => {
-    const { db, path } = store();
-    const gate = gatedSync(path);
-    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    const { gate, log } = gatedLog();
     const first = log.append('memory-a', memoryEvents('a', 1));
     await settledState(first);
     const second = log.append('memory-b', memoryEvents('b', 1));
@@ -86,9 +89,7 @@ describe('the log syncs its WAL off the event loop before acknowledging an appen
   });
 
   it('rejects the append whose sync failed and refuses every later one', async () => {
-    const { db, path } = store();
-    const gate = gatedSync(path);
-    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    const { gate, log } = gatedLog();
     const appending = log.append('memory-a', memoryEvents('a', 1));
     await settledState(appending);
     gate.started[0]?.release(new Error('EIO: i/o error, fdatasync'));
@@ -99,14 +100,12 @@ describe('the log syncs its WAL off the event loop before acknowledging an appen
   });
 
   it('leaves a store opened at NORMAL to SQLite, as it asked for no fsync per commit', async () => {
-    const { db, path } = store('NORMAL');
-    const gate = gatedSync(path);
-    const log = createSqliteEventLog(db, { fileSync: gate.sync });
+    const { gate, log } = gatedLog('NORMAL');
     expect((await log.append('memory-a', memoryEvents('a', 1))).lastPosition).toBe(1n);
     expect(gate.started).toHaveLength(0);
   });
 
-  it('syncs for real with the default: appends, reads back, and survives the WAL going at close', async () => {
+  it('syncs for real with the default: concurrent appends are all acknowledged and read back by another connection', async () => {
     const { db, path } = store();
     const log = createSqliteEventLog(db);
     const results = await Promise.all(['a', 'b', 'c'].map((id) => log.append(`memory-${id}`, memoryEvents(id, 2))));

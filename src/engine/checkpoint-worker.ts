@@ -16,10 +16,12 @@ export interface CheckpointerOptions {
   readonly thresholdBytes?: number;
   /** How often the WAL's size is looked at (default 100 ms). */
   readonly intervalMs?: number;
-  /** WAL pages past which the engine's connection checkpoints itself, should the thread fall behind (default 16,384: 64 MiB). */
+  /**
+   * WAL pages past which the engine's connection checkpoints itself (default 262,144: 1 GiB). Only a
+   * reader's snapshot holds the thread back, and it holds the engine's checkpoint back as much (ADR 32).
+   */
   readonly boundPages?: number;
 }
-
 
 /**
  * WAL checkpoints off the event loop (issue 17, ADR 32). SQLite checkpoints in the connection whose

@@ -41,10 +41,9 @@ export function byteCost() {
   return {
     /** How many events, of stored sizes `sizes[at..]`, fit `budgetMs`. */
     fit(sizes: readonly number[], at: number, budgetMs: number): number {
+      const rate = perByte ?? 1 / firstBytes;
       // The first part also pays for cold code and each key's first derivation: a quarter of the budget.
-      if (perByte === null) return fitting(sizes.length - at, (i) => (sizes[at + i] as number) / firstBytes, budgetMs / 4);
-      const rate = perByte;
-      return fitting(sizes.length - at, (i) => (sizes[at + i] as number) * rate, budgetMs);
+      return fitting(sizes.length - at, (i) => (sizes[at + i] as number) * rate, perByte === null ? budgetMs / 4 : budgetMs);
     },
     took(ms: number, bytes: number): void {
       perByte = smooth(perByte, ms / Math.max(1, bytes));

@@ -134,6 +134,17 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
     memo.rememberWritten(written.map(({ event, row }) => ({
       row, event: { ...event, streamId: row.streamId, streamRevision: BigInt(row.streamRevision), globalPosition: BigInt(row.globalPosition) },
     })));
+  /**
+   * Commits an append, wakes the subscribers, and resolves once the WAL is synced: the catch-up may
+   * start during the sync, and what it builds on is lost, if ever, with the append (wal-sync.ts).
+   */
+  const commitAppend = async <T>(commit: () => T, streamId: string, written: readonly WrittenRow[] = []): Promise<T> => {
+    const result = runAppend(() => durable.commit(commit), streamId);
+    rememberWritten(written);
+    wakeAll();
+    await durable.synced();
+    return result;
+  };
   const decode = (row: EventRow, groups: GroupOpener): RecordedEvent =>
     memo.decode(row, () => ({
       ...decodeStoredEvent(row, BigInt(row.globalPosition), keystore, groups),
@@ -159,11 +170,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       if (events.length === 0) throw new ValidationError('events', 'at least one event is required');
       const valid = events.map(validateNewEvent);
       const written: WrittenRow[] = [];
-      const result = runAppend(() => durable.commit(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any', written)), streamId);
-      rememberWritten(written);
-      wakeAll(); // the catch-up may start while the WAL syncs: what it builds on is lost, if ever, with the append
-      await durable.synced();
-      return result;
+      return commitAppend(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any', written), streamId, written);
     },
     async appendAll(appends): Promise<AppendResult[]> {
       const valid = appends.map((a) => {
@@ -173,11 +180,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       // Each part is a savepoint of the one transaction: the chain and positions run on across streams.
       const written: WrittenRow[] = [];
       const all = db.transaction(() => valid.map((a) => appendTx(a.streamId, a.events, a.expectedRevision ?? 'any', written)));
-      const result = runAppend(() => durable.commit(() => all.immediate()), valid[0]?.streamId ?? '');
-      rememberWritten(written);
-      wakeAll();
-      await durable.synced();
-      return result;
+      return commitAppend(() => all.immediate(), valid[0]?.streamId ?? '', written);
     },
     async readStream(streamId, opts = {}) {
       return decodeRows(stmt.readStream.all(streamId, Number(opts.fromRevision ?? 0n)));
@@ -221,10 +224,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
         return { ...appended, ...erasure };
       });
       memo.dropSealed(); // kept plaintext would fail its key test afterwards: it goes now, not when it ages out
-      const result = runAppend(() => durable.commit(() => erase.immediate()), streams.erasures);
-      wakeAll();
-      await durable.synced();
-      return result;
+      return commitAppend(() => erase.immediate(), streams.erasures);
     },
     async close() {
       wakeAll();

@@ -46,16 +46,13 @@ export function createWalSync(db: SqliteDatabase, sync: FileSync = datasync) {
   let running: Promise<void> | null = null;
   let queued: Promise<void> | null = null;
   const start = (): Promise<void> => {
-    const current = sync(wal).then(
-      () => undefined,
-      (error: unknown) => {
-        broken ??= new WalSyncError(error);
-        throw broken;
-      },
-    );
-    const settled = current.finally(() => {
-      if (running === settled) running = null;
-    });
+    const settled = sync(wal)
+      .catch((error: unknown) => {
+        throw (broken ??= new WalSyncError(error));
+      })
+      .finally(() => {
+        if (running === settled) running = null;
+      });
     running = settled;
     return settled;
   };
@@ -79,5 +76,3 @@ export function createWalSync(db: SqliteDatabase, sync: FileSync = datasync) {
     },
   };
 }
-
-export type WalSync = ReturnType<typeof createWalSync>;
