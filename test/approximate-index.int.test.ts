@@ -30,14 +30,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('approximate vector index (ADR 8)', () => {
-  it('given any adds, replacements and removals, when searched, then every hit is a live vector with its exact cosine', () => {
-    fc.assert(
-      fc.property(fc.array(op, { minLength: 60, maxLength: 400 }), fc.array(fc.nat(10_000), { minLength: 1, maxLength: 5 }), (ops, queries) => {
+  it('given any adds, replacements and removals, when searched, then every hit is a live vector with its exact cosine', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 60, maxLength: 400 }), fc.array(fc.nat(10_000), { minLength: 1, maxLength: 5 }), async (ops, queries) => {
         const exact = createFlatIndex(dimension);
         const searcher = searcherOf(settings);
         const live = new Map<string, Float32Array>();
         // The first searches build the approximate index half-way, so later changes must be followed.
-        ops.forEach((o, i) => {
+        for (const [i, o] of ops.entries()) {
           const id = `m${o.id}`;
           if (o.kind === 'add') {
             exact.upsertMany([{ id, vector: unitVector(o.seed) }]);
@@ -46,11 +46,11 @@ describe('approximate vector index (ADR 8)', () => {
             exact.removeMany([id]);
             live.delete(id);
           }
-          if (i === Math.floor(ops.length / 2)) searcher.search(exact, unitVector(1), 5);
-        });
+          if (i === Math.floor(ops.length / 2)) await searcher.search(exact, unitVector(1), 5);
+        }
         for (const seed of queries) {
           const query = unitVector(seed);
-          const hits = searcher.search(exact, query, 10);
+          const hits = await searcher.search(exact, query, 10);
           expect(hits).toHaveLength(Math.min(10, live.size));
           for (const hit of hits) {
             const vector = live.get(hit.id);
@@ -64,23 +64,23 @@ describe('approximate vector index (ADR 8)', () => {
     );
   });
 
-  it('given fewer vectors than minVectors, when searched, then the hits are the exact index own', () => {
+  it('given fewer vectors than minVectors, when searched, then the hits are the exact index own', async () => {
     const exact = createFlatIndex(dimension);
     exact.upsertMany(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
     const searcher = searcherOf(settings);
-    expect(searcher.search(exact, unitVector(99), 10)).toEqual(exact.search(unitVector(99), 10));
+    expect(await searcher.search(exact, unitVector(99), 10)).toEqual(exact.searchNow(unitVector(99), 10));
   });
 
-  it('given 3,000 vectors, when searched approximately, then it finds at least 95% of the exact 10 nearest', () => {
+  it('given 3,000 vectors, when searched approximately, then it finds at least 95% of the exact 10 nearest', async () => {
     const exact = createFlatIndex(dimension);
     exact.upsertMany(Array.from({ length: 3_000 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
     const searcher = searcherOf({ ...settings, m: 32, efSearch: 128 });
     let found = 0;
     for (let q = 0; q < 100; q += 1) {
       const query = unitVector(50_000 + q);
-      const truth = exact.search(query, 10);
+      const truth = await exact.search(query, 10);
       const tenth = (truth.at(-1) as { score: number }).score;
-      found += searcher.search(exact, query, 10).filter((h) => h.score >= tenth - 1e-6).length;
+      found += (await searcher.search(exact, query, 10)).filter((h) => h.score >= tenth - 1e-6).length;
     }
     expect(found / 1_000).toBeGreaterThanOrEqual(0.95);
   });

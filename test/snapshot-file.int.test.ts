@@ -28,7 +28,7 @@ describe('a vector snapshot written from the file faiss wrote (issue 17)', () =>
     const { index, header } = indexOf(40_000);
     writeSnapshot(join(dir, 'from-memory.snap'), { header, index: index.toBuffer() });
     const path = join(dir, 'from-file.snap');
-    index.writeTo(indexFileOf(path));
+    await index.writeTo(indexFileOf(path));
     await writeSnapshotAsync(path, { header, indexFile: indexFileOf(path) });
     expect(readFileSync(path).equals(readFileSync(join(dir, 'from-memory.snap')))).toBe(true);
     expect(existsSync(indexFileOf(path))).toBe(false);
@@ -43,7 +43,7 @@ describe('a vector snapshot written from the file faiss wrote (issue 17)', () =>
   it('given an empty index, then its snapshot from the file reads back empty', async () => {
     const { index, header } = indexOf(0);
     const path = join(dir, 'empty.snap');
-    index.writeTo(indexFileOf(path));
+    await index.writeTo(indexFileOf(path));
     await writeSnapshotAsync(path, { header: { ...header, ids: [] }, indexFile: indexFileOf(path) });
     expect(readSnapshot(path, 3)?.header.ids).toEqual([]);
   });

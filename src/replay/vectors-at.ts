@@ -36,7 +36,7 @@ export async function vectorsAt(log: EventLog, source: VectorSource, position: b
     }
   }
   return {
-    search: async (query, k) => gen.index.search(query, k),
+    search: (query, k) => gen.index.search(query, k),
     ids: () => gen.index.ids(),
     pending: () => gen.pending,
     digest: () => vectorDigest(gen),

@@ -214,8 +214,9 @@ const ownedElsewhere = (gen: VectorGeneration): [string, string][] =>
 
 /**
  * The generation as a snapshot. With `indexFile`, an index changed since restored is written there
- * by faiss (the snapshot then names the file, not the bytes): its serialisation in memory was the
- * longest step on the event loop of a rebuild (issue 17).
+ * by faiss on its thread (the snapshot then names the file, not the bytes, and `written` says when it
+ * is complete): its serialisation on the event loop was the longest step of a rebuild (issue 17).
+ * The header is taken now and the file holds the index as of now: later adds are made after the write.
  */
 export function toSnapshot(gen: VectorGeneration, source: VectorSource, indexFile?: string): Snapshot | FileSnapshot {
   const owners = ownedElsewhere(gen);
@@ -230,8 +231,7 @@ export function toSnapshot(gen: VectorGeneration, source: VectorSource, indexFil
   };
   const untouched = gen.index.untouched();
   if (untouched || indexFile === undefined) return { header, index: untouched ?? gen.index.toBuffer() };
-  gen.index.writeTo(indexFile);
-  return { header, indexFile };
+  return { header, indexFile, written: gen.index.writeTo(indexFile) };
 }
 
 /** Canonical: ids sorted, each with its vector's bytes, then the pending ids, then owners other than the item itself. */

@@ -118,7 +118,7 @@ const following = new WeakMap<FlatIndex, ApproximateIndex>();
  * search (again for a rebuild's new index, or when too many of its labels are dead), which then
  * follows the exact index's changes. Falls back to the exact search when dead labels leave too few hits.
  */
-export function searchVectors(index: FlatIndex, query: Float32Array, k: number, settings: ApproximateSettings | null | undefined): VectorHit[] {
+export async function searchVectors(index: FlatIndex, query: Float32Array, k: number, settings: ApproximateSettings | null | undefined): Promise<VectorHit[]> {
   if (!settings || index.size() < settings.minVectors) return index.search(query, k);
   let approximate = following.get(index);
   if (!approximate?.built() || approximate.stale()) {

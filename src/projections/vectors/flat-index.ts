@@ -1,12 +1,7 @@
 import { accessSync, constants, statfsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type { IndexFlatIP as FaissIndex } from 'faiss-node';
+import { newFaissIndex, readFaissIndex, type FaissIndex } from './faiss-host.js';
 import type { IndexFile } from './snapshot.js';
-
-const require = createRequire(import.meta.url);
-// Loaded at the first index built or read: commands that never search do not load faiss.
-const faiss = (): typeof import('faiss-node') => require('faiss-node') as typeof import('faiss-node');
 
 /** faiss search results are capped here; a recall asks for far fewer. */
 export const maxCandidates = 8192;
@@ -36,6 +31,9 @@ function checkFlatBytes(head: Buffer, length: number, dimension: number, count: 
     : null;
   if (problem) throw new Error(`vector snapshot index: ${problem}`);
 }
+
+const hitsOf = ({ labels, distances }: { labels: number[]; distances: number[] }, ids: readonly string[]): VectorHit[] =>
+  labels.flatMap((label, i) => (label >= 0 ? [{ id: ids[label] as string, score: distances[i] as number }] : []));
 
 /** What another index needs to follow this one's changes. */
 export interface IndexFollower {
@@ -73,19 +71,19 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     checkFlatBytes(read, read.length, dimension, from.count);
     return (restoredBytes = read);
   };
-  const readFaiss = (from: RestoredFrom): FaissIndex =>
+  const readFaiss = (from: RestoredFrom): { index: FaissIndex; count: number } =>
     from.viaFile && !restoredBytes
       ? from.viaFile((file) => {
           checkFlatBytes(file.head, file.length, dimension, from.count);
-          return faiss().IndexFlatIP.read(file.path);
+          return readFaissIndex({ path: file.path });
         })
-      : faiss().IndexFlatIP.fromBuffer(bytes());
-  let built: FaissIndex | null = restored ? null : new (faiss().IndexFlatIP)(dimension);
+      : readFaissIndex({ bytes: bytes() });
+  let built: FaissIndex | null = restored ? null : newFaissIndex(dimension);
   const index = (): FaissIndex => {
     if (built) return built;
     const from = restored as RestoredFrom;
-    const made = readFaiss(from);
-    if (made.ntotal() !== from.count) throw new Error(`vector snapshot holds ${made.ntotal()} vectors for ${from.count} ids`);
+    const { index: made, count } = readFaiss(from);
+    if (count !== from.count) throw new Error(`vector snapshot holds ${count} vectors for ${from.count} ids`);
     // faiss holds its own copy now: from here the index serialises itself.
     restoredBytes = null;
     return (built = made);
@@ -120,8 +118,8 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
       // Built before the id list grows: the restored bytes hold the vectors of the ids as restored.
       const target = index();
       removeMany(entries.map((e) => e.id));
-      // Sized once: pushing a page of vectors float by float grew the array hundreds of times.
-      const flat = new Array<number>(entries.length * dimension);
+      // Its own buffer: handed over to the faiss thread.
+      const flat = new Float32Array(entries.length * dimension);
       let at = 0;
       for (const { id, vector } of entries) {
         if (vector.length !== dimension) throw new Error(`vector of ${id} has ${vector.length} dimensions, expected ${dimension}`);
@@ -138,12 +136,19 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     follow(f: IndexFollower): void {
       follower = f;
     },
-    search(query: Float32Array, k: number): VectorHit[] {
+    /** The `k` best, searched on the faiss thread: the event loop goes on meanwhile. */
+    async search(query: Float32Array, k: number): Promise<VectorHit[]> {
       const ids = currentIds();
       const n = Math.min(k, maxCandidates, ids.length);
       if (n <= 0) return [];
-      const { labels, distances } = index().search(Array.from(query), n);
-      return labels.flatMap((label, i) => (label >= 0 ? [{ id: ids[label] as string, score: distances[i] as number }] : []));
+      // The id list as of the request: an add after it appends to this list, a removal makes a new one.
+      return hitsOf(await index().search(query, n), ids);
+    },
+    /** The same search, with the event loop waiting for it. */
+    searchNow(query: Float32Array, k: number): VectorHit[] {
+      const ids = currentIds();
+      const n = Math.min(k, maxCandidates, ids.length);
+      return n <= 0 ? [] : hitsOf(index().searchNow(query, n), ids);
     },
     /** Every stored vector by id, read from one serialisation (IndexFlat's ends with the raw vectors). */
     entries(): { id: string; vector: Float32Array }[] {
@@ -159,17 +164,17 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     toBuffer,
     untouched,
     /**
-     * faiss writes its serialisation to `path` itself: about 0.3-2 ms of CPU a MB where toBuffer
-     * took 6.5 (and never freed its copy), on the event loop either way (issue 17). faiss aborts
-     * the process when the file cannot be written, so the folder and its free space are checked first.
+     * faiss writes its serialisation to `path` itself, on its thread: about 0.3-2 ms of CPU a MB where
+     * toBuffer took 6.5, and 150-700 ms of the event loop at 100k memories before the thread (issue 17).
+     * faiss aborts the process when the file cannot be written, so the folder and its free space are checked first.
      */
-    writeTo(path: string): void {
+    writeTo(path: string): Promise<void> {
       const target = index();
-      const needed = flatHeaderBytes + target.ntotal() * dimension * 4;
+      const needed = flatHeaderBytes + currentIds().length * dimension * 4;
       accessSync(dirname(path), constants.W_OK);
       const { bavail, bsize } = statfsSync(dirname(path));
       if (bavail * bsize < 2 * needed + 16 * 1024 * 1024) throw new Error(`no room for a vector snapshot of ${needed} bytes in ${dirname(path)}`);
-      target.write(path);
+      return target.write(path);
     },
   };
 }

@@ -13,6 +13,8 @@ const sliceBytes = 2 * 1024 * 1024;
 export interface FileSnapshot {
   readonly header: SnapshotHeader;
   readonly indexFile: string;
+  /** Settles when faiss has written `indexFile`. */
+  readonly written?: Promise<void>;
 }
 
 async function writeAll(file: FileHandle, bytes: Buffer, position: number): Promise<void> {
@@ -32,6 +34,7 @@ async function writeFromMemory(file: FileHandle, snapshot: Snapshot): Promise<vo
 
 /** The faiss file copied and hashed a slice at a time, then what follows the index. */
 async function writeFromFile(file: FileHandle, snapshot: FileSnapshot): Promise<void> {
+  await snapshot.written;
   const source = await files().open(snapshot.indexFile, 'r');
   try {
     const length = (await source.stat()).size;
@@ -65,7 +68,11 @@ export async function writeSnapshotAsync(path: string, snapshot: Snapshot | File
       await file.close();
     }
   } finally {
-    if ('indexFile' in snapshot) await files().rm(snapshot.indexFile, { force: true });
+    if ('indexFile' in snapshot) {
+      // Never removed while faiss may still write it; its failure was reported by the read above, or the step before it failed.
+      await snapshot.written?.catch(() => undefined);
+      await files().rm(snapshot.indexFile, { force: true });
+    }
   }
   await files().rename(tmp, path);
   const dir = await files().open(dirname(path), 'r');

@@ -1,0 +1,156 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { SearchResult } from 'faiss-node';
+import { threadScript } from '../../events/thread-script.js';
+import { createFaissOps, type FaissReply, type FaissRequest } from './faiss-ops.js';
+
+// worker_threads and faiss are loaded at the first index made or read: commands that never search load neither (ADR 26).
+const lazyRequire = createRequire(import.meta.url);
+
+type Request = FaissRequest extends infer R ? (R extends FaissRequest ? Omit<R, 'id' | 'sync'> : never) : never;
+
+interface Owner {
+  /** Posted; no answer awaited (an add, a removal): a failure shows at the index's next request. */
+  post(m: Request, transfer?: ArrayBuffer[]): void;
+  /** Answered without blocking the event loop. */
+  call(m: Request): Promise<unknown>;
+  /** Answered before it returns: the event loop waits (reads of a snapshot, serialisations). */
+  callNow(m: Request): unknown;
+}
+
+const unwrap = (reply: FaissReply): unknown => {
+  if (!reply.ok) throw new Error(reply.message);
+  return reply.value;
+};
+
+/** The indexes on this thread: no thread script is built (the TypeScript sources alone). */
+function ownedHere(): Owner {
+  const ops = createFaissOps();
+  const now = (m: Request): unknown => unwrap(ops.answer({ ...m, id: 1 } as FaissRequest));
+  return {
+    post: (m) => void ops.answer({ ...m, id: 0 } as FaissRequest),
+    call: async (m) => now(m),
+    callNow: now,
+  };
+}
+
+// A synchronous request waits at most this long for the thread (reading a very large index file takes seconds).
+const syncLimitMs = 10 * 60_000;
+
+/** The indexes on a worker thread of their own, which never keeps the process alive while nothing awaits it. */
+function ownedByThread(script: URL): Owner {
+  const { Worker, MessageChannel, receiveMessageOnPort } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(script, { workerData: { flag, port: port2 }, transferList: [port2] });
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+  let stopped: Error | null = null;
+  worker.on('message', (reply: FaissReply) => {
+    const waiter = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if (waiting.size === 0) worker.unref();
+    if (!reply.ok) waiter?.reject(new Error(reply.message));
+    else waiter?.resolve(reply.value);
+  });
+  const stop = (error: Error): void => {
+    stopped ??= error;
+    for (const waiter of waiting.values()) waiter.reject(stopped);
+    waiting.clear();
+  };
+  worker.on('error', stop);
+  worker.on('exit', () => stop(new Error('the faiss thread stopped: every vector index of this process is gone; restart it')));
+  // After the listeners: adding a 'message' listener refs the worker again.
+  worker.unref();
+  port1.unref();
+  const send = (m: FaissRequest, transfer?: ArrayBuffer[]): void => {
+    if (stopped) throw stopped;
+    worker.postMessage(m, transfer);
+  };
+  return {
+    post: (m, transfer) => send({ ...m, id: 0 } as FaissRequest, transfer),
+    call: (m) =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        send({ ...m, id } as FaissRequest);
+        waiting.set(id, { resolve, reject });
+        worker.ref();
+      }),
+    callNow(m) {
+      Atomics.store(flag, 0, 0);
+      send({ ...m, id: -1, sync: true } as FaissRequest);
+      const deadline = Date.now() + syncLimitMs;
+      for (;;) {
+        Atomics.wait(flag, 0, 0, 1000);
+        const got = receiveMessageOnPort(port1);
+        if (got) return unwrap(got.message as FaissReply);
+        if (stopped) throw stopped;
+        if (Date.now() > deadline) throw new Error(`the faiss thread did not answer a ${m.op} within ${syncLimitMs / 1000} s`);
+      }
+    },
+  };
+}
+
+let owner: Owner | null = null;
+const ownerNow = (): Owner => {
+  if (owner) return owner;
+  const script = threadScript(import.meta.url, 'faiss-thread.js');
+  return (owner = existsSync(fileURLToPath(script)) ? ownedByThread(script) : ownedHere());
+};
+
+let nextHandle = 1;
+// An index nobody holds any more is freed in the thread too.
+const freed = new FinalizationRegistry<number>((h) => {
+  try {
+    owner?.post({ op: 'free', h });
+  } catch {
+    // The thread stopped: nothing left to free.
+  }
+});
+
+/**
+ * An exact inner-product FAISS index owned by the faiss thread (issue 17): adds and removals are
+ * posted, searches and index files answered without blocking the event loop, each request after
+ * every one posted before it. faiss-node's own objects cannot cross threads, hence handles.
+ */
+export interface FaissIndex {
+  add(vectors: Float32Array): void;
+  removeIds(positions: number[]): void;
+  search(query: Float32Array, k: number): Promise<SearchResult>;
+  /** The search on this thread's time: for callers that cannot wait (a replay's view, a test). */
+  searchNow(query: Float32Array, k: number): SearchResult;
+  toBuffer(): Buffer;
+  /** faiss writes the index to `path` (on the thread). */
+  write(path: string): Promise<void>;
+}
+
+function handleOf(h: number): FaissIndex {
+  const made: FaissIndex = {
+    add: (vectors) => ownerNow().post({ op: 'add', h, vectors }, [vectors.buffer as ArrayBuffer]),
+    removeIds: (positions) => ownerNow().post({ op: 'remove', h, positions }),
+    search: async (query, k) => (await ownerNow().call({ op: 'search', h, query, k })) as SearchResult,
+    searchNow: (query, k) => ownerNow().callNow({ op: 'search', h, query, k }) as SearchResult,
+    toBuffer: () => {
+      const bytes = ownerNow().callNow({ op: 'toBuffer', h }) as Uint8Array;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+    write: async (path) => void (await ownerNow().call({ op: 'write', h, path })),
+  };
+  freed.register(made, h);
+  return made;
+}
+
+/** A new empty index of `dimension`. */
+export function newFaissIndex(dimension: number): FaissIndex {
+  const h = nextHandle++;
+  ownerNow().post({ op: 'new', h, dimension });
+  return handleOf(h);
+}
+
+/** An index read from its serialisation (`bytes`) or from a file faiss reads itself, with the count of vectors it holds. */
+export function readFaissIndex(from: { readonly bytes: Buffer } | { readonly path: string }): { index: FaissIndex; count: number } {
+  const h = nextHandle++;
+  const count = ownerNow().callNow('path' in from ? { op: 'read', h, path: from.path } : { op: 'fromBuffer', h, bytes: from.bytes }) as number;
+  return { index: handleOf(h), count };
+}
