@@ -4,7 +4,8 @@ import { fuseRoute, minMaxNormalize, type FusedScore } from './fusion.js';
 import { combineRoutes, routeWeights } from './intent.js';
 import { explainPick, type RecallTrace } from './explain.js';
 import { candidateSimilarity, mmrPicks, storedTokenSimilarity } from './mmr.js';
-import { documentRoute, graphRoute, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
+import { documentRoute, graphRoute, vectorDepth, withDocumentMemo, type RouteLists, type RouteSources } from './routes.js';
+import { withVectorsAhead } from './vectors-ahead.js';
 import { favour } from './favour.js';
 import { namedMemories } from './participants.js';
 import { toEpochMs } from './time.js';
@@ -98,19 +99,21 @@ export async function rankCandidates(
   s: RecallSettings,
   reranker: Reranker | null = null,
 ): Promise<RankedCandidate[]> {
-  const sources = withDocumentMemo(live);
   const filter = scopeFilter(request.scope);
   if (filter === null || request.query.trim().length === 0) return [];
   const k = Math.max(1, Math.min(request.topK ?? s.topK, s.maxK));
   const limit = Math.max(k * s.candidateMultiplier, reranker ? s.rerankCandidates : 0);
   const failures: string[] = [];
   const notes: string[] = [];
-  const reach = sources.embedding;
+  const reach = live.embedding;
   const skipVectors = reach !== undefined && !reach.covers(request.query);
   // A query the provider cannot embed would get a vector that means nothing: the vector lists stay empty.
   if (skipVectors) notes.push(`vector route skipped: ${reach.provider} embeds ${reach.languages} only, and this query is not`);
-  const vector = skipVectors ? Promise.reject(new Error('not embedded')) : sources.embedQuery(request.query);
+  const vector = skipVectors ? Promise.reject(new Error('not embedded')) : live.embedQuery(request.query);
   vector.catch(() => undefined);
+  const sources = withVectorsAhead(withDocumentMemo(live), vector, vectorDepth(limit));
+  // One turn, for both searches to reach the faiss thread before the routes' keyword SQL holds this one.
+  if (!skipVectors) await new Promise((resolve) => setImmediate(resolve));
   // The graph route starts first: it may hand its keyword side to another thread, which then works while this one searches.
   const graphWork = bounded(graphRoute(sources, request.query, before(vector, s.routeTimeoutMs * 0.8), filter, limit, s.graphHops), s.routeTimeoutMs, failures, 'graph');
   const [docRoute, graph] = await Promise.all([

@@ -123,9 +123,12 @@ function firstInScope(sources: RouteSources, ranked: readonly ScoredId[], filter
   return kept;
 }
 
+/** How deep both vector searches go for `limit` candidates: most hits may be out of scope. */
+export const vectorDepth = (limit: number): number => Math.min(8192, limit * 8);
+
 /** Vector hits filtered to the scope before the cut: asks for more than `limit`, keeps the first in scope. */
 async function scopedVectorSearch(sources: RouteSources, vector: Float32Array, filter: ScopeFilter, limit: number): Promise<Cut> {
-  const hits = await sources.vectors.search(vector, Math.min(8192, limit * 8));
+  const hits = await sources.vectors.search(vector, vectorDepth(limit));
   return { list: firstInScope(sources, hits, filter, limit, embedded(sources)), floor: deepest(hits, limit) };
 }
 
@@ -189,7 +192,7 @@ export async function graphRoute(
 ): Promise<RouteLists> {
   const request = { query, filter, limit, hops };
   const handed = sources.elsewhere?.graph(request) ?? null;
-  const searchEntries = (v: Float32Array) => sources.graphVectors.search(v, Math.min(8192, limit * 8));
+  const searchEntries = (v: Float32Array) => sources.graphVectors.search(v, vectorDepth(limit));
   // With the keyword side handed over, the entry vectors are searched here in the meantime.
   const early = handed ? vector.then(searchEntries) : null;
   if (early) await early.catch(() => null);
