@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emptyGeneration, toSnapshot } from '../src/projections/vectors/apply.js';
 import { createFlatIndex } from '../src/projections/vectors/flat-index.js';
 import { indexFileOf, readSnapshot, writeSnapshot, type SnapshotHeader } from '../src/projections/vectors/snapshot.js';
 import { writeSnapshotAsync } from '../src/projections/vectors/snapshot-async.js';
@@ -68,5 +69,23 @@ describe('the stored sizes of a page of the SQLite log', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('given a snapshot taken, when the index takes more vectors before the file is written, then the file holds the index and the ids of the moment it was taken', async () => {
+    const source = { fingerprint: 'fp', dimension: 8, keyOf: (t: string) => t, lookup: () => undefined };
+    const gen = emptyGeneration(3, source);
+    const vector = (i: number) => Float32Array.from({ length: 8 }, (_, j) => Math.cos(i * 8 + j));
+    gen.index.upsertMany([0, 1, 2].map((i) => ({ id: `m-${i}`, vector: vector(i) })));
+    const path = join(dir, 'taken.snap');
+    const snapshot = toSnapshot(gen, source, indexFileOf(path));
+    // The next page, applied while the snapshot is still being written (the store's lock is free by then).
+    gen.index.upsertMany([3, 4].map((i) => ({ id: `m-${i}`, vector: vector(i) })));
+    await writeSnapshotAsync(path, snapshot);
+    const read = readSnapshot(path, 3);
+    expect(read?.header.ids).toEqual(['m-0', 'm-1', 'm-2']);
+    // The vectors of the moment too: the faiss write was asked for before the next page's adds.
+    const restored = createFlatIndex(8, { count: 3, ids: () => read?.header.ids ?? [], bytes: () => read?.index as Buffer });
+    restored.load();
+    expect(restored.searchNow(vector(4), 10).map((h) => h.id).sort()).toEqual(['m-0', 'm-1', 'm-2']);
   });
 });

@@ -225,7 +225,8 @@ export function toSnapshot(gen: VectorGeneration, source: VectorSource, indexFil
     checkpoint: gen.checkpoint.toString(),
     fingerprint: source.fingerprint,
     dimension: gen.index.dimension,
-    ids: gen.index.ids(),
+    // A copy: the index's own list grows with the next page, which may come before the header is written.
+    ids: gen.index.ids().slice(),
     pending: [...gen.pending.entries()],
     ...(owners.length > 0 ? { owners } : {}),
   };
