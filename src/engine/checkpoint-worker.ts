@@ -17,10 +17,8 @@ export interface CheckpointerOptions {
   /** How often the WAL's size is looked at (default 100 ms). */
   readonly intervalMs?: number;
   /**
-   * WAL pages past which the engine's connection checkpoints itself while the thread runs (default 0:
-   * never). Only a reader's snapshot holds the thread back, and it holds the engine's checkpoint back
-   * as much; at 100k memories the WAL passed the former bound of 1 GiB during a rebuild, and the
-   * commit that crossed it checkpointed on the event loop for 250-450 ms (ADR 32).
+   * WAL pages past which the engine's connection checkpoints itself (default 262,144: 1 GiB). Only a
+   * reader's snapshot holds the thread back, and it holds the engine's checkpoint back as much (ADR 32).
    */
   readonly boundPages?: number;
 }
@@ -31,8 +29,8 @@ export interface CheckpointerOptions {
  * event loop's thread, which then copies pages into the file and waits for its fsync (pauses of
  * about 60 ms at 10k memories; a fifth of an import's wall time). Here a worker thread with a
  * connection of its own runs PASSIVE checkpoints (no writer or reader waits for them) whenever the
- * WAL has passed `thresholdBytes`, and the engine's connection does not checkpoint by itself (unless
- * given `boundPages`); if the thread fails or stops, SQLite's own rule is back.
+ * WAL has passed `thresholdBytes`, and the engine's connection checkpoints only past `boundPages`,
+ * a bound on the WAL should the thread fall behind; if the thread fails, SQLite's own rule is back.
  * Null for a store with no file a second connection could open (or no built thread script).
  */
 export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOptions = {}) {
@@ -40,7 +38,7 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
   if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(script))) return null;
   const thresholdBytes = options.thresholdBytes ?? 4 * 1024 * 1024;
   const wal = `${db.name}-wal`;
-  db.pragma(`wal_autocheckpoint = ${options.boundPages ?? 0}`);
+  db.pragma(`wal_autocheckpoint = ${options.boundPages ?? 262_144}`);
   let worker: Worker | null = null;
   let running: Promise<void> | null = null;
   let done: (() => void) | null = null;
