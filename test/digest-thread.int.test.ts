@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
 import { engineProjections } from '../src/engine/indexes.js';
-import { digestFromFile, projectionDigest, projectionDigestAt } from '../src/projections/digest.js';
+import { digestFromFile, digestPlan, projectionDigest, projectionDigestAt } from '../src/projections/digest.js';
 import { digestOnThread } from '../src/projections/digest-worker.js';
-import { createGenerationStore, generationTable } from '../src/projections/generations.js';
+import { createGenerationStore } from '../src/projections/generations.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 
 const dirs: { remove: () => void }[] = [];
@@ -24,8 +24,7 @@ describe('a generation digest made on a thread of its own (issue 17)', () => {
         const live = generations.live(projection.name);
         expect(live).toBeDefined();
         const generation = live?.generation as number;
-        const tables = [...projection.tables].sort((a, b) => a.name.localeCompare(b.name)).map(({ name, key }) => ({ name, table: generationTable(name, generation), key }));
-        const plan = { path: db.name, name: projection.name, generation, tables };
+        const plan = digestPlan(db.name, projection, generation);
         const onThread = await digestOnThread(plan);
         expect(onThread).not.toBeNull();
         expect(onThread).toEqual(digestFromFile(plan));

@@ -4,19 +4,34 @@ import { generationTable } from './generations.js';
 import type { Projection } from './projection.js';
 import { digestOnThread } from './digest-worker.js';
 
-const rowsOf = (db: SqliteDatabase, projection: Projection, generation: number, name: string, key: string) =>
-  db.prepare(`SELECT * FROM ${generationTable(name, generation)} ORDER BY ${key}`).raw(true).iterate() as IterableIterator<unknown[]>;
+/** What a digest of one generation reads: its tables' names in this file, in digest order, and their keys. */
+export interface DigestPlan {
+  readonly path: string;
+  readonly name: string;
+  readonly generation: number;
+  readonly tables: readonly { readonly name: string; readonly table: string; readonly key: string }[];
+}
 
-const sortedTables = (projection: Projection) => [...projection.tables].sort((a, b) => a.name.localeCompare(b.name));
+const tablesOf = (projection: Projection, generation: number): DigestPlan['tables'] =>
+  [...projection.tables].sort((a, b) => a.name.localeCompare(b.name)).map(({ name, key }) => ({ name, table: generationTable(name, generation), key }));
+
+/** The plan of a digest of `projection`'s `generation` in the file at `path`. */
+export const digestPlan = (path: string, projection: Projection, generation: number): DigestPlan => ({ path, name: projection.name, generation, tables: tablesOf(projection, generation) });
+
+/** Every row of the tables, table by table in key order. */
+function hashTables(db: SqliteDatabase, tables: DigestPlan['tables']): string {
+  const hash = createHash('sha256');
+  for (const { name, table, key } of tables) {
+    hash.update(`table ${name}\n`);
+    const rows = db.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).raw(true).iterate() as IterableIterator<unknown[]>;
+    for (const row of rows) hashRow(hash, row);
+  }
+  return hash.digest('hex');
+}
 
 /** A canonical hash of every row of a projection generation, table by table in key order. */
 export function projectionDigest(db: SqliteDatabase, projection: Projection, generation: number): string {
-  const hash = createHash('sha256');
-  for (const { name, key } of sortedTables(projection)) {
-    hash.update(`table ${name}\n`);
-    for (const row of rowsOf(db, projection, generation, name, key)) hashRow(hash, row);
-  }
-  return hash.digest('hex');
+  return hashTables(db, tablesOf(projection, generation));
 }
 
 function hashRow(hash: Hash, row: unknown[]): void {
@@ -27,14 +42,6 @@ function encodeBlobs(_key: string, value: unknown): unknown {
   if (value instanceof Uint8Array) return { blob: Buffer.from(value).toString('hex') };
   if (typeof value === 'bigint') return value.toString();
   return value;
-}
-
-/** What a digest of one generation reads: its tables' names in this file, in digest order, and their keys. */
-export interface DigestPlan {
-  readonly path: string;
-  readonly name: string;
-  readonly generation: number;
-  readonly tables: readonly { readonly name: string; readonly table: string; readonly key: string }[];
 }
 
 const checkpointSql = 'SELECT checkpoint FROM projection_generations WHERE name = ? AND generation = ?';
@@ -49,14 +56,9 @@ export function digestFromFile(plan: DigestPlan): { digest: string; position: bi
     // One read transaction: the checkpoint and every row from the same snapshot.
     reader.exec('BEGIN');
     const position = checkpointOf(reader, plan.name, plan.generation);
-    const hash = createHash('sha256');
-    for (const { name, table, key } of plan.tables) {
-      hash.update(`table ${name}\n`);
-      const rows = reader.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).raw(true).iterate() as IterableIterator<unknown[]>;
-      for (const row of rows) hashRow(hash, row);
-    }
+    const digest = hashTables(reader, plan.tables);
     reader.exec('COMMIT');
-    return { digest: hash.digest('hex'), position };
+    return { digest, position };
   } finally {
     reader.close();
   }
@@ -72,7 +74,6 @@ export function digestFromFile(plan: DigestPlan): { digest: string; position: bi
  */
 export async function projectionDigestAt(db: SqliteDatabase, projection: Projection, generation: number): Promise<{ digest: string; position: bigint }> {
   if (db.memory || db.name === '') return { position: checkpointOf(db, projection.name, generation), digest: projectionDigest(db, projection, generation) };
-  const tables = sortedTables(projection).map(({ name, key }) => ({ name, table: generationTable(name, generation), key }));
-  const plan: DigestPlan = { path: db.name, name: projection.name, generation, tables };
+  const plan = digestPlan(db.name, projection, generation);
   return (await digestOnThread(plan)) ?? digestFromFile(plan);
 }

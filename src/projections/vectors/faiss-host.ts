@@ -8,7 +8,9 @@ import { createFaissOps, type FaissReply, type FaissRequest } from './faiss-ops.
 // worker_threads and faiss are loaded at the first index made or read: commands that never search load neither (ADR 26).
 const lazyRequire = createRequire(import.meta.url);
 
-type Request = FaissRequest extends infer R ? (R extends FaissRequest ? Omit<R, 'id' | 'sync'> : never) : never;
+// Each kind of request without what the owner adds (its id, whether the caller waits).
+type WithoutId<R> = R extends unknown ? Omit<R, 'id' | 'sync'> : never;
+type Request = WithoutId<FaissRequest>;
 
 interface Owner {
   /** Posted; no answer awaited (an add, a removal): a failure shows at the index's next request. */
