@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyGeneration, toSnapshot } from '../src/projections/vectors/apply.js';
 import { createFlatIndex } from '../src/projections/vectors/flat-index.js';
 import { indexFileOf, readSnapshot, writeSnapshot, type SnapshotHeader } from '../src/projections/vectors/snapshot.js';
-import { writeSnapshotAsync } from '../src/projections/vectors/snapshot-async.js';
+import { tailInSlices, writeSnapshotAsync } from '../src/projections/vectors/snapshot-async.js';
+import { tailOf } from '../src/projections/vectors/snapshot-write.js';
 import { writeTestMemory } from './support/memory-events.js';
 import { openTestStore } from './support/store.js';
 
@@ -87,5 +88,17 @@ describe('the stored sizes of a page of the SQLite log', () => {
     const restored = createFlatIndex(8, { count: 3, ids: () => read?.header.ids ?? [], bytes: () => read?.index as Buffer });
     restored.load();
     expect(restored.searchNow(vector(4), 10).map((h) => h.id).sort()).toEqual(['m-0', 'm-1', 'm-2']);
+  });
+
+  it('given lists longer than a slice, when the tail is made in slices, then it is byte for byte the tail made at once', async () => {
+    const ids = Array.from({ length: 45_001 }, (_, i) => `m-${i}#${i % 3}`);
+    const header: SnapshotHeader = {
+      generation: 7, checkpoint: '9', fingerprint: 'fp "quoted" 记忆', dimension: 8, ids,
+      pending: [['p-1', 'k"1'], ['p-2', '键']], owners: ids.map((id) => [id, id.split('#')[0] as string] as const),
+    };
+    const digest = Buffer.alloc(32, 7);
+    expect(Buffer.concat(await tailInSlices(header, 1234, digest)).equals(Buffer.concat(tailOf(header, 1234, digest)))).toBe(true);
+    const { owners: _none, ...withoutOwners } = header;
+    expect(Buffer.concat(await tailInSlices(withoutOwners, 0, digest)).equals(Buffer.concat(tailOf(withoutOwners, 0, digest)))).toBe(true);
   });
 });

@@ -39,12 +39,16 @@ const lengthsOf = (summary: number, lists: number, index: number): Buffer => {
   return lengths;
 };
 
+/** What follows the FAISS bytes, from the summary's JSON and the lists' JSON (in one part or several). */
+export function tailFrom(head: Buffer, body: readonly Buffer[], indexLength: number, indexDigest: Buffer): Buffer[] {
+  const lengths = lengthsOf(head.length, body.reduce((n, part) => n + part.length, 0), indexLength);
+  return [head, ...body, lengths, digestOf([lengths, head, ...body]), indexDigest];
+}
+
 /** What follows the FAISS bytes of an index of `indexLength` bytes: summary, lists and the trailer. */
 export function tailOf(header: SnapshotHeader, indexLength: number, indexDigest: Buffer): Buffer[] {
   const { summary, lists } = splitHeader(header);
-  const [head, body] = [Buffer.from(JSON.stringify(summary), 'utf8'), Buffer.from(JSON.stringify(lists), 'utf8')];
-  const lengths = lengthsOf(head.length, body.length, indexLength);
-  return [head, body, lengths, digestOf([lengths, head, body]), indexDigest];
+  return tailFrom(Buffer.from(JSON.stringify(summary), 'utf8'), [Buffer.from(JSON.stringify(lists), 'utf8')], indexLength, indexDigest);
 }
 
 /** Header and FAISS bytes in one file, written to a temporary name, synced, then renamed: all or nothing. */
