@@ -44,6 +44,9 @@ function encodeBlobs(_key: string, value: unknown): unknown {
   return value;
 }
 
+/** Events a generation has applied before its digest is made on a thread (at 10k memories a log holds about 47k). */
+export const digestThreadFrom = 20_000;
+
 const checkpointSql = 'SELECT checkpoint FROM projection_generations WHERE name = ? AND generation = ?';
 const checkpointOf = (on: SqliteDatabase, name: string, generation: number): bigint =>
   BigInt((on.prepare(checkpointSql).pluck().get(name, generation) as number | undefined) ?? 0);
@@ -70,10 +73,12 @@ export function digestFromFile(plan: DigestPlan): { digest: string; position: bi
  * row of a table sorted by a key no index holds takes a sort of every row (190-380 ms of the event
  * loop when it ran here in slices, issue 17). Writes made meanwhile (the next catch-up) are not in
  * the snapshot, so digest and position still describe one state. A database with no file to open
- * twice, or no built thread script, is hashed here.
+ * twice, a generation under `digestThreadFrom` events, or no built thread script: hashed here.
  */
 export async function projectionDigestAt(db: SqliteDatabase, projection: Projection, generation: number): Promise<{ digest: string; position: bigint }> {
   if (db.memory || db.name === '') return { position: checkpointOf(db, projection.name, generation), digest: projectionDigest(db, projection, generation) };
   const plan = digestPlan(db.name, projection, generation);
+  // A thread costs about 100 ms to start (a test's many small rebuilds took four times as long): a small generation is hashed here.
+  if (checkpointOf(db, projection.name, generation) < digestThreadFrom) return digestFromFile(plan);
   return (await digestOnThread(plan)) ?? digestFromFile(plan);
 }
