@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { engineThreadScript } from './thread-script.js';
@@ -35,7 +34,7 @@ export interface CheckpointerOptions {
  */
 export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOptions = {}) {
   const script = engineThreadScript('checkpoint-thread.js');
-  if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(script))) return null;
+  if (db.memory || !existsSync(db.name) || !script) return null;
   const thresholdBytes = options.thresholdBytes ?? 4 * 1024 * 1024;
   const wal = `${db.name}-wal`;
   db.pragma(`wal_autocheckpoint = ${options.boundPages ?? 262_144}`);

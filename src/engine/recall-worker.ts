@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { ftsKeysTableName, ftsTableName } from '../projections/fts.js';
@@ -22,7 +21,7 @@ export type RecallThreadRequest = { readonly id: number; readonly tables: Readon
 
 type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
-const threadScript = (): URL => engineThreadScript('recall-thread.js');
+const threadScript = (): URL | null => engineThreadScript('recall-thread.js');
 
 type Tables = RecallThreadRequest['tables'];
 
@@ -59,7 +58,8 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
  * caller's thread. Null for a store with no file a second connection could open.
  */
 export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, worthIt: () => boolean = () => true) {
-  if (db.memory || !existsSync(db.name) || !existsSync(fileURLToPath(threadScript()))) return null;
+  const script = threadScript();
+  if (db.memory || !existsSync(db.name) || !script) return null;
   let worker: Worker | null = null;
   // Set by the thread once its connection is open; read without waiting for an event, since a busy
   // caller may not give its event loop a turn between recalls.
@@ -84,7 +84,7 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, wor
   };
   const start = (): Worker => {
     const { Worker: Thread } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
-    const w = new Thread(threadScript(), { workerData: { path: db.name, ready, states } });
+    const w = new Thread(script, { workerData: { path: db.name, ready, states } });
     w.unref();
     w.on('message', (answer: Answer) => {
       const waiting = settle(answer.id);

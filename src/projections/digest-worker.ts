@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { threadScript } from '../events/thread-script.js';
 import type { DigestPlan } from './digest.js';
 
@@ -10,7 +8,7 @@ const lazyRequire = createRequire(import.meta.url);
 /** `plan` digested on a thread of its own; null when no thread script is built (the caller digests it). */
 export async function digestOnThread(plan: DigestPlan): Promise<{ digest: string; position: bigint } | null> {
   const script = threadScript(import.meta.url, 'digest-thread.js');
-  if (!existsSync(fileURLToPath(script))) return null;
+  if (!script) return null;
   const { Worker } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
   const worker = new Worker(script, { workerData: plan });
   try {

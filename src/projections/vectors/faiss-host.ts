@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { SearchResult } from 'faiss-node';
 import { threadScript } from '../../events/thread-script.js';
 import { createFaissOps, type FaissReply, type FaissRequest } from './faiss-ops.js';
@@ -98,7 +96,7 @@ let owner: Owner | null = null;
 const ownerNow = (): Owner => {
   if (owner) return owner;
   const script = threadScript(import.meta.url, 'faiss-thread.js');
-  return (owner = existsSync(fileURLToPath(script)) ? ownedByThread(script) : ownedHere());
+  return (owner = script ? ownedByThread(script) : ownedHere());
 };
 
 let nextHandle = 1;
