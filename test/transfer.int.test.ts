@@ -127,6 +127,7 @@ describe('import', () => {
       defaultActor: 'test',
       limits: defaultLimits,
       invalidate: () => undefined,
+      outputs: engine.outputs,
       write: async (type, input, ctx) => {
         const data = input as { memoryId: string; text?: string; reason?: string };
         if (type === 'ForgetMemory' && failForget) throw new Error('disk gone');

@@ -21,6 +21,7 @@ import { createWritePath, type CallContext } from './write-path.js';
 import { createReplay } from './time-travel.js';
 import { createTransfer } from './transfer.js';
 import { createBatchWriter, type WriteBatchOptions } from './write-batch.js';
+import { createWriteGroup } from './write-group.js';
 import { createCompliance } from './compliance.js';
 import { createOutputs } from './outputs.js';
 import { ProjectionFailedError } from '../projections/failure.js';
@@ -104,12 +105,14 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const write = createWritePath({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits, readYourWritesTimeoutMs });
   // Any write invalidates the recall cache.
   const run: typeof write = (type, input, ctx, extra) => write(type, input, ctx, extra).finally(() => recall.invalidate());
+  const outputs = createOutputs(config);
   const transfer = createTransfer({
     log, env, indexes, provider, cache, write: run, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate(),
-    beforeImport: async () => void (await backups.take('before-import')),
+    beforeImport: async () => void (await backups.take('before-import')), outputs,
   });
-  const writeMemories = createBatchWriter({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate() });
-  const outputs = createOutputs(config);
+  const batches = createBatchWriter({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate() });
+  // Concurrent writeMemory calls share one append and one catch-up (group commit).
+  const grouped = createWriteGroup({ single: (input, ctx) => run('WriteMemory', input, ctx), newId: env.newId, check: batches.checkNew, batch: batches.writeBatch });
   const maintenance = createMaintenance({
     db, log, indexes, provider, cache,
     recordRepaired: (memoryId) =>
@@ -167,6 +170,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     if (closed) return;
     closed = true;
     ready = false;
+    await grouped.idle();
     await lifecycle.close(config.conversation.shutdownTimeoutMs);
     await sharing?.stop();
     await summaries.close(config.conversation.shutdownTimeoutMs);
@@ -188,9 +192,8 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     maintenance,
     provider,
     /** Many new memories in batches: one append and one catch-up per batch, progress after each; the log writeMemory one by one would make. */
-    writeMemories: (inputs: readonly WriteMemoryInput[], ctx: CallContext = {}, options: WriteBatchOptions = {}) => writeMemories(inputs, ctx, options),
-    writeMemory: (input: WriteMemoryInput, ctx: CallContext = {}) =>
-      run('WriteMemory', typeof input === 'object' && input !== null && !('memoryId' in input) ? { memoryId: env.newId(), ...input } : input, ctx),
+    writeMemories: (inputs: readonly WriteMemoryInput[], ctx: CallContext = {}, options: WriteBatchOptions = {}) => batches.writeMemories(inputs, ctx, options),
+    writeMemory: (input: WriteMemoryInput, ctx: CallContext = {}) => grouped.write(input, ctx),
     updateMemory: (memoryId: string, changes: MemoryChangesInput, ctx: CallContext = {}) => run('UpdateMemory', { memoryId, changes }, ctx),
     forgetMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ForgetMemory', { memoryId, reason }, ctx),
     archiveMemory: (memoryId: string, reason?: string, ctx: CallContext = {}) => run('ArchiveMemory', { memoryId, reason }, ctx),
@@ -202,12 +205,6 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     /** Copies the whole store to `path` (outside the store; an existing file only with `force`) while it runs, and records BackupTaken. */
     backup: (path: string, options: { force?: boolean } = {}) =>
       takeBackup(db, log, env, config.actor, outputs.checkFile(path, { flag: 'path', force: options.force === true }), options.force === true),
-    /** Writes an export (`exportMemories`) to a file outside the store, through a temporary file; returns the real path and size. */
-    exportMemoriesToFile: async (target: string, options: Parameters<typeof transfer.exportMemories>[0] & { force?: boolean } = {}) => {
-      const content = transfer.exportMemories(options);
-      const path = await outputs.writeFile(target, content, { flag: 'out', force: options.force === true });
-      return { path, bytes: Buffer.byteLength(content) };
-    },
     /** The guard of every output path (ADR 24). */
     outputs,
     /** Dual-route recall in a scope, through the cache and the atom policy; returns memories and the injection text. */
@@ -215,7 +212,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     flushAccess: () => access.flush(),
     /** Audit trail of a memory or atom (`history`), the store at a past point (`at`), and `diff` between two points. */
     ...replay,
-    /** `previewImport`, `importMemories` (all or nothing) and `exportMemories` (native JSON or CSV). */
+    /** `previewImport`, `importMemories` (all or nothing), `exportMemories` (native JSON or CSV) and `exportMemoriesToFile`. */
     ...transfer,
     /** `replaySession` (turn by turn), `complianceExport` of a subject and `verifyComplianceExport` (ADR 20). */
     ...createCompliance({ db, log, env, outputs }),

@@ -19,13 +19,13 @@ export interface ImportedMemory {
   readonly archived: boolean;
 }
 
-export interface BatchDeps {
+export interface BatchDeps<M extends ImportedMemory = ImportedMemory> {
   readonly atoms: AtomLookup;
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly newId: () => string;
   /** Fresh metadata for each command the import stands for (a memory, its archiving). */
-  readonly metadata: () => CommandMetadata;
+  readonly metadata: (memory: M) => CommandMetadata;
 }
 
 /**
@@ -74,16 +74,17 @@ const embeddedTexts = (data: WriteMemoryData, derived: readonly DerivedEvent[]):
  * `memories` is read lazily, one at a time, so ids it makes come in the order one-by-one writes make them.
  * Embeddings: one provider call for the whole batch; only when it fails, memory by memory, to record which.
  */
-export async function importStreams(memories: Iterable<ImportedMemory>, deps: BatchDeps): Promise<StreamAppend[]> {
+export async function importStreams<M extends ImportedMemory>(memories: Iterable<M>, deps: BatchDeps<M>): Promise<StreamAppend[]> {
   const atoms = batchAtoms(deps.atoms);
   const decided: { data: WriteMemoryData; meta: CommandMetadata; derived: DerivedEvent[]; events: DomainEvent[]; archive: DomainEvent[] }[] = [];
-  for (const { data, archived } of memories) {
-    const meta = deps.metadata();
+  for (const memory of memories) {
+    const { data, archived } = memory;
+    const meta = deps.metadata(memory);
     const derived = deriveEvents(data, meta.now, deps.newId, atoms.lookup);
     atoms.record(derived, meta.now);
     const bodies: EventBody[] = [{ type: 'MemoryWritten', schemaVersion: 2, data }, ...derived];
     const body = { type: 'MemoryArchived' as const, schemaVersion: 1 as const, data: { memoryId: data.memoryId, reason: 'imported as archived' } };
-    decided.push({ data, meta, derived, events: stampEvents(bodies, meta), archive: archived ? stampEvents([body], deps.metadata()) : [] });
+    decided.push({ data, meta, derived, events: stampEvents(bodies, meta), archive: archived ? stampEvents([body], deps.metadata(memory)) : [] });
   }
   const batchEmbedded = await embedWithCache(deps.provider, deps.cache, decided.flatMap((d) => embeddedTexts(d.data, d.derived))).then(
     () => true,

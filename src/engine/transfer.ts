@@ -11,6 +11,7 @@ import { planImport, type ImportPlan } from '../replay/transfer/plan.js';
 import type { Environment } from './clock.js';
 import type { EmbeddingCache, EmbeddingProvider } from '../providers/embeddings/index.js';
 import type { Indexes } from './indexes.js';
+import type { Outputs } from './outputs.js';
 import { commandMetadata } from './system-events.js';
 import { importStreams } from './import-batch.js';
 import { commandSchemasFor } from '../commands/memory/commands.js';
@@ -31,6 +32,8 @@ export interface TransferDeps {
   readonly limits: Limits;
   /** Drops what the engine holds in memory (the recall cache) after the import's append. */
   readonly invalidate: () => void;
+  /** The guard of files written outside the store (ADR 24). */
+  readonly outputs: Pick<Outputs, 'writeFile'>;
 }
 
 export interface ImportInput {
@@ -134,7 +137,7 @@ export function createTransfer(deps: TransferDeps) {
           sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.byteLength, duplicates: p.duplicates.length,
         },
       }], meta('started'));
-      const perMemory = await importStreams(memories, { atoms: indexes.atoms, provider: deps.provider, cache: deps.cache, newId: env.newId, metadata: meta });
+      const perMemory = await importStreams(memories, { atoms: indexes.atoms, provider: deps.provider, cache: deps.cache, newId: env.newId, metadata: () => meta() });
       const completed = stampEvents([{ type: 'MemoriesImportCompleted', schemaVersion: 1, data: { importId, written: memoryIds.length } }], meta('completed'));
       const appends = [{ streamId: streams.imports, events: started }, ...perMemory, { streamId: streams.imports, events: completed }];
       try {
@@ -172,6 +175,13 @@ export function createTransfer(deps: TransferDeps) {
         .filter((d) => d.status !== 'forgotten')
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.memoryId.localeCompare(b.memoryId));
       return options.format === 'csv' ? csvExport(docs) : `${JSON.stringify(nativeExport(docs, env.now().toISOString()), null, 2)}\n`;
+    },
+
+    /** Writes an export to a file outside the store, through a temporary file; returns the real path and size. */
+    async exportMemoriesToFile(target: string, options: ExportOptions & { force?: boolean } = {}): Promise<{ path: string; bytes: number }> {
+      const content = this.exportMemories(options);
+      const path = await deps.outputs.writeFile(target, content, { flag: 'out', force: options.force === true });
+      return { path, bytes: Buffer.byteLength(content) };
     },
   };
 }

@@ -67,39 +67,55 @@ export function createBatchWriter(deps: BatchWriterDeps) {
     return results;
   };
 
-  return async function writeMemories(inputs: readonly unknown[], ctx: CallContext = {}, options: WriteBatchOptions = {}): Promise<WriteReceipt[]> {
+  /** One batch of checked memories, each with its caller's context: one append, one catch-up. */
+  const writeBatch = async (entries: readonly CheckedWrite[]): Promise<WriteReceipt[]> => {
+    // Read lazily: a memory's id is made just before its command's metadata, as writeMemory makes them.
+    function* batch(): Generator<ImportedMemory & { ctx: CallContext }> {
+      for (const { data, ctx } of entries) {
+        yield { data: data.memoryId === idToCome ? { ...data, memoryId: deps.env.newId() } : data, archived: false, ctx };
+      }
+    }
+    const appends = await importStreams(batch(), {
+      atoms: deps.indexes.atoms, provider: deps.provider, cache: deps.cache, newId: deps.env.newId,
+      metadata: ({ ctx }) => commandMetadata(deps.env, ctx.actor ?? deps.defaultActor, ctx),
+    });
+    try {
+      const results = await append(appends);
+      return appends.map((part, i) => {
+        const failed = part.events.find((e) => e.type === 'MemoryEmbeddingFailed');
+        const memoryId = part.events[0]?.type === 'MemoryWritten' ? part.events[0].data.memoryId : '';
+        return {
+          memoryId, position: results[i]?.lastPosition ?? null,
+          ...(failed?.type === 'MemoryEmbeddingFailed' ? { embeddingError: failed.data.error } : {}),
+        };
+      });
+    } finally {
+      deps.invalidate();
+      await deps.indexes.catchUp();
+    }
+  };
+
+  async function writeMemories(inputs: readonly unknown[], ctx: CallContext = {}, options: WriteBatchOptions = {}): Promise<WriteReceipt[]> {
     const checked = check(inputs);
     const size = options.batchSize ?? defaultWriteBatch;
     if (!Number.isInteger(size) || size < 1) throw new ValidationError('batchSize', `must be a positive integer, got ${size}`);
-    const actor = ctx.actor ?? deps.defaultActor;
     const receipts: WriteReceipt[] = [];
     for (let from = 0; from < checked.length; from += size) {
-      // Read lazily: a memory's id is made just before its command's metadata, as writeMemory makes them.
-      function* batch(): Generator<ImportedMemory> {
-        for (const data of checked.slice(from, from + size)) {
-          yield { data: data.memoryId === idToCome ? { ...data, memoryId: deps.env.newId() } : data, archived: false };
-        }
-      }
-      const appends = await importStreams(batch(), {
-        atoms: deps.indexes.atoms, provider: deps.provider, cache: deps.cache, newId: deps.env.newId,
-        metadata: () => commandMetadata(deps.env, actor, ctx),
-      });
-      try {
-        const results = await append(appends);
-        appends.forEach((part, i) => {
-          const failed = part.events.find((e) => e.type === 'MemoryEmbeddingFailed');
-          const memoryId = part.events[0]?.type === 'MemoryWritten' ? part.events[0].data.memoryId : '';
-          receipts.push({
-            memoryId, position: results[i]?.lastPosition ?? null,
-            ...(failed?.type === 'MemoryEmbeddingFailed' ? { embeddingError: failed.data.error } : {}),
-          });
-        });
-      } finally {
-        deps.invalidate();
-        await deps.indexes.catchUp();
-      }
+      receipts.push(...(await writeBatch(checked.slice(from, from + size).map((data) => ({ data, ctx })))));
       options.onProgress?.({ written: receipts.length, total: checked.length });
     }
     return receipts;
+  }
+  return {
+    writeMemories,
+    writeBatch,
+    /** One new memory without an id, checked as writeMemory checks it (the id is made when it is written). */
+    checkNew: (input: unknown): WriteMemoryData => parseOrThrow(commandSchemasFor(deps.limits).WriteMemory, { ...(input as object), memoryId: idToCome }),
   };
+}
+
+/** A memory input checked for a batch, and the context of the call that gave it. */
+export interface CheckedWrite {
+  readonly data: WriteMemoryData;
+  readonly ctx: CallContext;
 }

@@ -99,12 +99,17 @@ const recallSmallMemories = 10_000;
 // 1. Write throughput.
 
 /** The memories through `writeMemory` one by one, or through `writeMemories` (batches of 256); checks every read model caught up. */
-export async function engineWrites(dir: string, inputs: readonly MemoryInput[], mode: 'single' | 'batched' = 'single'): Promise<Timing> {
+/** `callers` > 1: that many callers each calling writeMemory one after another, all at once (the group commit's case). */
+export async function engineWrites(dir: string, inputs: readonly MemoryInput[], mode: 'single' | 'batched' = 'single', callers = 1): Promise<Timing> {
   const engine = await openTestEngine(dir);
   try {
     const timing = await timed(async () => {
-      if (mode === 'batched') await engine.writeMemories(inputs);
-      else for (const input of inputs) await engine.writeMemory(input);
+      if (mode === 'batched') return void (await engine.writeMemories(inputs));
+      let next = 0;
+      const caller = async () => {
+        while (next < inputs.length) await engine.writeMemory(inputs[next++] as MemoryInput);
+      };
+      await Promise.all(Array.from({ length: callers }, caller));
     });
     const status = await engine.status();
     const head = status.headPosition;
