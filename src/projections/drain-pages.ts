@@ -1,0 +1,30 @@
+import type { EventLog } from '../events/log/event-log.js';
+import type { PageWriter } from './page-writer.js';
+import type { Pacer } from './pacing.js';
+
+/**
+ * Reads each page of the log once and applies it to every writer, from the one furthest behind,
+ * until all reach `to` (or the head). A writer that fails on an event (or on a corrupt one it
+ * cannot read) stops there, marked failed; the others go on.
+ */
+export function createDrain(log: EventLog, pageSize: number, pacer: Pacer) {
+  return async (writers: readonly PageWriter[], to?: bigint): Promise<void> => {
+    let active = writers.filter((w) => w.failure() === null);
+    while (active.length > 0) {
+      const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
+      const read = await pacer.read(log, from, pageSize, to);
+      if ('corrupt' in read) {
+        const { position, message } = read.corrupt;
+        for (const w of active) if (w.checkpoint() < position) w.fail(position, `CorruptEventError: ${message}`);
+        active = active.filter((w) => w.failure() === null);
+        continue;
+      }
+      if (read.page.length === 0) return;
+      // A writer whose generation was retired or failed meanwhile takes no more pages.
+      const taking: PageWriter[] = [];
+      for (const w of active) if (await pacer.apply(w, read.page)) taking.push(w);
+      active = taking;
+      if (read.page.length < pageSize && !read.cut) return;
+    }
+  };
+}
