@@ -72,9 +72,10 @@ describe('the embedding cache is keyed by an HMAC under a store secret', () => {
   it('reads a row changed on disk, cut short or moved to another key as a miss, and tags the rows of an older table once', () => {
     const db = openDatabase(':memory:');
     const secret = Buffer.alloc(32, 7);
-    const cache = createEmbeddingCache(db, secret);
     const vector = Float32Array.from({ length: 8 }, (_, i) => i / 8);
-    for (const key of ['a', 'b', 'c', 'd']) cache.put('fp', key, vector);
+    for (const key of ['a', 'b', 'c', 'd']) createEmbeddingCache(db, secret).put('fp', key, vector);
+    // Another process's cache (this one's keeps what it stored last in memory: the next test).
+    const cache = createEmbeddingCache(db, secret);
     const set = db.prepare('UPDATE embedding_cache SET vector = ? WHERE content_hash = ?');
     const blob = (key: string) => db.prepare('SELECT vector FROM embedding_cache WHERE content_hash = ?').pluck().get(key) as Buffer;
     const changed = Buffer.from(blob('a'));
@@ -99,5 +100,28 @@ describe('the embedding cache is keyed by an HMAC under a store secret', () => {
     // Once tagged, a row whose tag is taken away is no longer trusted.
     older.prepare('UPDATE embedding_cache SET tag = NULL').run();
     expect(createEmbeddingCache(older, secret).get('fp', 'a')).toBeUndefined();
+  });
+
+  it('serves the vectors it stored last from memory, at most 4,096, and forgets them all when rows are forgotten', () => {
+    const db = openDatabase(':memory:');
+    const cache = createEmbeddingCache(db, Buffer.alloc(32, 7));
+    const vector = Float32Array.from({ length: 8 }, (_, i) => i / 8);
+    const spoil = (key: string) => db.prepare("UPDATE embedding_cache SET vector = zeroblob(32) WHERE content_hash = ?").run(key);
+    cache.put('fp', 'a', vector);
+    cache.putMany('fp', [['b', vector], ['c', vector]]);
+    spoil('a');
+    spoil('b');
+    // What this process embedded, not the row changed under it.
+    expect(cache.get('fp', 'a')).toEqual(vector);
+    expect([...cache.getMany('fp', ['a', 'b', 'c']).keys()].sort()).toEqual(['a', 'b', 'c']);
+    expect(cache.forget(['c'])).toBe(1);
+    // Forgetting (an erasure) drops every vector held in memory: the spoiled rows now read as misses.
+    expect([...cache.getMany('fp', ['a', 'b', 'c']).keys()]).toEqual([]);
+    cache.put('fp', 'a', vector);
+    spoil('a');
+    cache.putMany('fp', Array.from({ length: 4096 }, (_, i) => [`k${i}`, vector] as const));
+    // Pushed out by 4,096 later ones: read from its row again.
+    expect(cache.get('fp', 'a')).toBeUndefined();
+    expect(cache.get('fp', 'k0')).toEqual(vector);
   });
 });
