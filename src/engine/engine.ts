@@ -112,7 +112,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   });
   const batches = createBatchWriter({ log, env, indexes, provider, cache, defaultActor: config.actor, limits: config.limits, invalidate: () => recall.invalidate() });
   // Concurrent writeMemory calls share one append and one catch-up (group commit).
-  const grouped = createWriteGroup({ single: (input, ctx) => run('WriteMemory', input, ctx), newId: env.newId, check: batches.checkNew, batch: batches.writeBatch });
+  const grouped = createWriteGroup({ single: (input, ctx) => run('WriteMemory', input, ctx), newId: env.newId, check: batches.checkNew, batch: log.appendAll ? batches.writeBatch : null });
   const maintenance = createMaintenance({
     db, log, indexes, provider, cache,
     recordRepaired: (memoryId) =>

@@ -8,8 +8,12 @@ export interface WriteGroupDeps {
   readonly newId: () => string;
   /** Checks a new memory's input as writeMemory would; throws the same ValidationError. */
   readonly check: (input: unknown) => CheckedWrite['data'];
-  /** Writes checked memories in one append and one catch-up, a receipt each (writeMemories' path). */
-  readonly batch: (entries: readonly CheckedWrite[]) => Promise<WriteReceipt[]>;
+  /**
+   * Writes checked memories in one append and one catch-up, a receipt each (writeMemories' path);
+   * null on a log that cannot append several streams at once (EventStoreDB): there a batch's
+   * failure half-way would fail calls whose memories were written, so every call goes alone.
+   */
+  readonly batch: ((entries: readonly CheckedWrite[]) => Promise<WriteReceipt[]>) | null;
   /** At most this many memories per batch (default 256). */
   readonly maxBatch?: number;
 }
@@ -32,8 +36,10 @@ export function createWriteGroup(deps: WriteGroupDeps) {
   const maxBatch = deps.maxBatch ?? 256;
   const waiting: Waiting[] = [];
   let running: Promise<void> | null = null;
+  const isNew = (input: unknown): input is object => typeof input === 'object' && input !== null && !Array.isArray(input) && !('memoryId' in input);
+  const alone = (input: unknown, ctx: CallContext): Promise<WriteReceipt> => deps.single(isNew(input) ? { memoryId: deps.newId(), ...input } : input, ctx);
 
-  const drain = async (): Promise<void> => {
+  const drain = async (writeBatch: NonNullable<WriteGroupDeps['batch']>): Promise<void> => {
     for (let shared = false; ; ) {
       // After a shared batch, a turn first: its callers that write again join the next one. Not
       // after a lone write: a caller writing one memory at a time stays on writeMemory's own path.
@@ -46,7 +52,7 @@ export function createWriteGroup(deps: WriteGroupDeps) {
       const batch = waiting.splice(0, maxBatch);
       shared = batch.length > 1;
       try {
-        const receipts = await deps.batch(batch);
+        const receipts = await writeBatch(batch);
         batch.forEach((entry, i) => entry.resolve(receipts[i] as WriteReceipt));
       } catch (error) {
         for (const entry of batch) entry.reject(error);
@@ -56,12 +62,13 @@ export function createWriteGroup(deps: WriteGroupDeps) {
 
   return {
     write(input: unknown, ctx: CallContext): Promise<WriteReceipt> {
-      const isNew = typeof input === 'object' && input !== null && !Array.isArray(input) && !('memoryId' in input);
+      const writeBatch = deps.batch;
       // A memory named by the caller keeps writeMemory's own checks (it may exist already): never grouped.
-      if (!isNew) return deps.single(input, ctx);
+      if (!isNew(input) || !writeBatch) return alone(input, ctx);
       if (running === null) {
-        const written = deps.single({ memoryId: deps.newId(), ...input }, ctx);
-        running = written.then(drain, drain);
+        const written = alone(input, ctx);
+        const next = () => drain(writeBatch);
+        running = written.then(next, next);
         return written;
       }
       let data: CheckedWrite['data'];
