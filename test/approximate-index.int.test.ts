@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { searchVectors, type ApproximateSettings } from '../src/projections/vectors/approximate-index.js';
+import { approximateBuilt, searchVectors, type ApproximateSettings } from '../src/projections/vectors/approximate-index.js';
 import type { FlatIndex } from '../src/projections/vectors/flat-index.js';
 
 const searcherOf = (s: ApproximateSettings) => ({ search: (index: FlatIndex, q: Float32Array, k: number) => searchVectors(index, q, k, s) });
@@ -48,6 +48,8 @@ describe('approximate vector index (ADR 8)', () => {
           }
           if (i === Math.floor(ops.length / 2)) await searcher.search(exact, unitVector(1), 5);
         }
+        // Built in the background from the half-way search (or now): the queries go through it.
+        if (live.size >= settings.minVectors) await approximateBuilt(exact, settings);
         for (const seed of queries) {
           const query = unitVector(seed);
           const hits = await searcher.search(exact, query, 10);
@@ -74,7 +76,9 @@ describe('approximate vector index (ADR 8)', () => {
   it('given 3,000 vectors, when searched approximately, then it finds at least 95% of the exact 10 nearest', async () => {
     const exact = createFlatIndex(dimension);
     exact.upsertMany(Array.from({ length: 3_000 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
-    const searcher = searcherOf({ ...settings, m: 32, efSearch: 128 });
+    const wide = { ...settings, m: 32, efSearch: 128 };
+    const searcher = searcherOf(wide);
+    await approximateBuilt(exact, wide);
     let found = 0;
     for (let q = 0; q < 100; q += 1) {
       const query = unitVector(50_000 + q);
@@ -83,5 +87,24 @@ describe('approximate vector index (ADR 8)', () => {
       found += (await searcher.search(exact, query, 10)).filter((h) => h.score >= tenth - 1e-6).length;
     }
     expect(found / 1_000).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('given a build in flight, when searched, then the exact index answers at once, and changes made meanwhile are followed', async () => {
+    const exact = createFlatIndex(dimension);
+    exact.upsertMany(Array.from({ length: 200 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
+    const query = unitVector(7);
+    // The first search starts the build and is answered exactly.
+    expect(await searchVectors(exact, query, 5, settings)).toEqual(await exact.search(query, 5));
+    const building = approximateBuilt(exact, settings);
+    // While the build posts its vectors: m7 replaced by another vector, m8 removed, m500 added as the query itself.
+    exact.upsertMany([{ id: 'm7', vector: unitVector(9_999) }, { id: 'm500', vector: query }]);
+    exact.removeMany(['m8']);
+    await building;
+    const hits = await searchVectors(exact, query, 10, settings);
+    expect(hits[0]).toMatchObject({ id: 'm500' });
+    expect(hits[0]?.score).toBeCloseTo(1, 4);
+    expect(hits.map((h) => h.id)).not.toContain('m8');
+    const m7 = hits.find((h) => h.id === 'm7');
+    if (m7) expect(m7.score).toBeCloseTo(dot(query, unitVector(9_999)), 4);
   });
 });

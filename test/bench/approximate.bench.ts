@@ -7,7 +7,7 @@
  */
 import { readSnapshot } from '../../src/projections/vectors/snapshot.js';
 import { approximateVectorsSchema } from '../../src/engine/config.js';
-import { searchVectors } from '../../src/projections/vectors/approximate-index.js';
+import { approximateBuilt, searchVectors } from '../../src/projections/vectors/approximate-index.js';
 import { createFlatIndex } from '../../src/projections/vectors/flat-index.js';
 import { row, type BenchRow } from './report.js';
 import { alternate, progress, quantile, timed } from './support.js';
@@ -23,7 +23,8 @@ export async function approximateRows(snapshotPath: string, queries: readonly Fl
   const settings = { ...approximateVectorsSchema().parse({}), minVectors: 1 };
   const searcher = { search: (index: typeof exact, q: Float32Array, n: number) => searchVectors(index, q, n, settings) };
   progress(`approximate vectors: building HNSW${settings.m} over ${exact.size()} vectors`);
-  const build = await timed(() => searcher.search(exact, queries[0] as Float32Array, k));
+  // The build runs on the approximate indexes' thread (searches are exact meanwhile): timed to its end.
+  const build = await timed(() => approximateBuilt(exact, settings));
   // The exact tenth cosine of each query, found before the timed runs.
   const tenths = queries.map((q) => exact.searchNow(q, k).at(-1)?.score ?? Number.NEGATIVE_INFINITY);
   let found = 0;

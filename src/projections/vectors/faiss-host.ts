@@ -92,18 +92,25 @@ function ownedByThread(script: URL): Owner {
   };
 }
 
-let owner: Owner | null = null;
-const ownerNow = (): Owner => {
+/**
+ * Two threads: the exact indexes on one, the approximate ones (ADR 8) on the other, so that an
+ * HNSW build (minutes at 1M vectors) never holds up an exact search queued behind it.
+ */
+type Lane = 'exact' | 'approximate';
+const owners = new Map<Lane, Owner>();
+const ownerNow = (lane: Lane = 'exact'): Owner => {
+  let owner = owners.get(lane);
   if (owner) return owner;
   const script = threadScript(import.meta.url, 'faiss-thread.js');
-  return (owner = script ? ownedByThread(script) : ownedHere());
+  owners.set(lane, (owner = script ? ownedByThread(script) : ownedHere()));
+  return owner;
 };
 
 let nextHandle = 1;
 // An index nobody holds any more is freed in the thread too.
-const freed = new FinalizationRegistry<number>((h) => {
+const freed = new FinalizationRegistry<{ h: number; lane: Lane }>(({ h, lane }) => {
   try {
-    owner?.post({ op: 'free', h });
+    owners.get(lane)?.post({ op: 'free', h });
   } catch {
     // The thread stopped: nothing left to free.
   }
@@ -121,24 +128,37 @@ export interface FaissIndex {
   /** The search on this thread's time: for callers that cannot wait (a replay's view, a test). */
   searchNow(query: Float32Array, k: number): SearchResult;
   toBuffer(): Buffer;
+  /** The same serialisation, without the event loop waiting for it. */
+  toBufferLater(): Promise<Buffer>;
   /** faiss writes the index to `path` (on the thread). */
   write(path: string): Promise<void>;
 }
 
-function handleOf(h: number): FaissIndex {
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+function handleOf(h: number, lane: Lane = 'exact'): FaissIndex {
+  const owner = () => ownerNow(lane);
   const made: FaissIndex = {
-    add: (vectors) => ownerNow().post({ op: 'add', h, vectors }, [vectors.buffer as ArrayBuffer]),
-    removeIds: (positions) => ownerNow().post({ op: 'remove', h, positions }),
-    search: async (query, k) => (await ownerNow().call({ op: 'search', h, query, k })) as SearchResult,
-    searchNow: (query, k) => ownerNow().callNow({ op: 'search', h, query, k }) as SearchResult,
-    toBuffer: () => {
-      const bytes = ownerNow().callNow({ op: 'toBuffer', h }) as Uint8Array;
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    },
-    write: async (path) => void (await ownerNow().call({ op: 'write', h, path })),
+    add: (vectors) => owner().post({ op: 'add', h, vectors }, [vectors.buffer as ArrayBuffer]),
+    removeIds: (positions) => owner().post({ op: 'remove', h, positions }),
+    search: async (query, k) => (await owner().call({ op: 'search', h, query, k })) as SearchResult,
+    searchNow: (query, k) => owner().callNow({ op: 'search', h, query, k }) as SearchResult,
+    toBuffer: () => asBuffer(owner().callNow({ op: 'toBuffer', h }) as Uint8Array),
+    toBufferLater: async () => asBuffer((await owner().call({ op: 'toBuffer', h })) as Uint8Array),
+    write: async (path) => void (await owner().call({ op: 'write', h, path })),
   };
-  freed.register(made, h);
+  freed.register(made, { h, lane });
   return made;
+}
+
+/**
+ * A new empty HNSW index (faiss `HNSW<m>`, L2) on the approximate indexes' thread. `ready` resolves
+ * once the thread has made every add posted before it and set `efSearch`: the build is done.
+ */
+export function newHnswIndex(dimension: number, m: number): { index: FaissIndex; ready(efSearch: number): Promise<void> } {
+  const h = nextHandle++;
+  ownerNow('approximate').post({ op: 'newHnsw', h, dimension, m });
+  return { index: handleOf(h, 'approximate'), ready: async (efSearch) => void (await ownerNow('approximate').call({ op: 'efSearch', h, efSearch })) };
 }
 
 /** A new empty index of `dimension`. */

@@ -1,11 +1,14 @@
 import { createRequire } from 'node:module';
-import type { IndexFlatIP } from 'faiss-node';
+import type { Index } from 'faiss-node';
+import { withEfSearch } from './hnsw-ef-search.js';
 
 const require = createRequire(import.meta.url);
 
-/** One request to the exact indexes' owner (`faiss-host.ts`); `id` 0 asks for no answer. */
+/** One request to an indexes' owner (`faiss-host.ts`); `id` 0 asks for no answer. */
 export type FaissRequest = { readonly id: number; readonly sync?: boolean; readonly h: number } & (
   | { readonly op: 'new'; readonly dimension: number }
+  | { readonly op: 'newHnsw'; readonly dimension: number; readonly m: number }
+  | { readonly op: 'efSearch'; readonly efSearch: number }
   | { readonly op: 'fromBuffer'; readonly bytes: Uint8Array }
   | { readonly op: 'read'; readonly path: string }
   | { readonly op: 'add'; readonly vectors: Float32Array }
@@ -18,15 +21,16 @@ export type FaissRequest = { readonly id: number; readonly sync?: boolean; reado
 export type FaissReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly message: string };
 
 /**
- * The exact indexes by handle, and what each request does to them. Runs on the faiss thread, or on
- * the caller's thread when no thread script is built (the TypeScript sources alone).
+ * The indexes by handle (exact IndexFlatIP, or the approximate HNSW of ADR 8), and what each
+ * request does to them. Runs on a faiss thread, or on the caller's thread when no thread script is
+ * built (the TypeScript sources alone).
  */
 export function createFaissOps() {
   const faiss = require('faiss-node') as typeof import('faiss-node');
-  const indexes = new Map<number, IndexFlatIP>();
+  const indexes = new Map<number, Index>();
   // An add or removal nobody waits for that failed: the index's next request reports it.
   const broken = new Map<number, string>();
-  const indexOf = (h: number): IndexFlatIP => {
+  const indexOf = (h: number): Index => {
     const failed = broken.get(h);
     if (failed !== undefined) throw new Error(failed);
     const index = indexes.get(h);
@@ -37,6 +41,13 @@ export function createFaissOps() {
     switch (m.op) {
       case 'new':
         indexes.set(m.h, new faiss.IndexFlatIP(m.dimension));
+        return undefined;
+      case 'newHnsw':
+        // Unit vectors: L2 ranks as inner product does.
+        indexes.set(m.h, faiss.Index.fromFactory(m.dimension, `HNSW${m.m}`, faiss.MetricType.METRIC_L2));
+        return undefined;
+      case 'efSearch':
+        indexes.set(m.h, withEfSearch(indexOf(m.h), m.efSearch, (bytes) => faiss.Index.fromBuffer(bytes)));
         return undefined;
       case 'fromBuffer':
       case 'read': {

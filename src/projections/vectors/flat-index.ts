@@ -101,6 +101,9 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     positionMap = null;
   };
 
+  // The vectors end an IndexFlat serialisation (after a 45-byte header), one per id.
+  const vectorsOf = (buffer: Buffer, count: number): { base: number; bytes: number } => ({ base: buffer.byteOffset + buffer.length - count * dimension * 4, bytes: dimension * 4 });
+
   // Untouched since restored: the bytes it was restored from are its serialisation.
   const untouched = (): Buffer | null => (built || !restored ? null : bytes());
   const toBuffer = (): Buffer => untouched() ?? index().toBuffer();
@@ -153,13 +156,20 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     /** Every stored vector by id, read from one serialisation (IndexFlat's ends with the raw vectors). */
     entries(): { id: string; vector: Float32Array }[] {
       const buffer = toBuffer();
-      const bytes = dimension * 4;
       const ids = currentIds();
-      const base = buffer.length - ids.length * bytes;
-      return ids.map((id, i) => {
-        const start = buffer.byteOffset + base + i * bytes;
-        return { id, vector: new Float32Array(buffer.buffer.slice(start, start + bytes)) };
-      });
+      const { base, bytes } = vectorsOf(buffer, ids.length);
+      return ids.map((id, i) => ({ id, vector: new Float32Array(buffer.buffer.slice(base + i * bytes, base + (i + 1) * bytes)) }));
+    },
+    /**
+     * The ids, and their vectors end to end by range of positions, as of the call, serialised on the
+     * faiss thread without the event loop waiting for it: what an approximate index is built from.
+     */
+    async vectorsLater(): Promise<{ ids: readonly string[]; vectors: (from: number, to: number) => Float32Array }> {
+      const ids = currentIds().slice();
+      const buffer = untouched() ?? (await index().toBufferLater());
+      const { base, bytes } = vectorsOf(buffer, ids.length);
+      // Copied a range at a time (the serialisation's vectors are not aligned for a view).
+      return { ids, vectors: (from, to) => new Float32Array(buffer.buffer.slice(base + from * bytes, base + to * bytes)) };
     },
     toBuffer,
     untouched,
