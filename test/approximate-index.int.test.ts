@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approximateBuilt, searchVectors, type ApproximateSettings } from '../src/projections/vectors/approximate-index.js';
+import { approximateBuilt, approximateStarted, buildAfterSearches, searchVectors, type ApproximateSettings } from '../src/projections/vectors/approximate-index.js';
 import type { FlatIndex } from '../src/projections/vectors/flat-index.js';
 
 const searcherOf = (s: ApproximateSettings) => ({ search: (index: FlatIndex, q: Float32Array, k: number) => searchVectors(index, q, k, s) });
@@ -36,7 +36,7 @@ describe('approximate vector index (ADR 8)', () => {
         const exact = createFlatIndex(dimension);
         const searcher = searcherOf(settings);
         const live = new Map<string, Float32Array>();
-        // The first searches build the approximate index half-way, so later changes must be followed.
+        // The approximate index is started half-way (in the background), so later changes must be followed.
         for (const [i, o] of ops.entries()) {
           const id = `m${o.id}`;
           if (o.kind === 'add') {
@@ -46,10 +46,13 @@ describe('approximate vector index (ADR 8)', () => {
             exact.removeMany([id]);
             live.delete(id);
           }
-          if (i === Math.floor(ops.length / 2)) await searcher.search(exact, unitVector(1), 5);
+          if (i === Math.floor(ops.length / 2)) {
+            void approximateBuilt(exact, settings);
+            await searcher.search(exact, unitVector(1), 5);
+          }
         }
-        // Built in the background from the half-way search (or now): the queries go through it.
-        if (live.size >= settings.minVectors) await approximateBuilt(exact, settings);
+        // Built in the background from half-way: the queries go through it.
+        await approximateBuilt(exact, settings);
         for (const seed of queries) {
           const query = unitVector(seed);
           const hits = await searcher.search(exact, query, 10);
@@ -106,5 +109,15 @@ describe('approximate vector index (ADR 8)', () => {
     expect(hits.map((h) => h.id)).not.toContain('m8');
     const m7 = hits.find((h) => h.id === 'm7');
     if (m7) expect(m7.score).toBeCloseTo(dot(query, unitVector(9_999)), 4);
+  });
+
+  it('given a process that searches a few times, when it searches, then no approximate index is built for it', async () => {
+    const exact = createFlatIndex(dimension);
+    exact.upsertMany(Array.from({ length: 100 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
+    for (let i = 0; i < buildAfterSearches; i += 1) expect(await searchVectors(exact, unitVector(i), 3, settings)).toEqual(await exact.search(unitVector(i), 3));
+    expect(approximateStarted(exact)).toBe(false);
+    await searchVectors(exact, unitVector(0), 3, settings);
+    expect(approximateStarted(exact)).toBe(true);
+    await approximateBuilt(exact, settings);
   });
 });

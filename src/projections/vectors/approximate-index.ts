@@ -145,14 +145,27 @@ function approximateOf(index: FlatIndex, settings: ApproximateSettings) {
 }
 
 /**
+ * Exact searches of an index before its approximate index is built: a process that searches a few
+ * times (a CLI command) never pays for a build (minutes at 1M vectors, and its thread holds the
+ * process until it is done: faiss aborts the process if it exits mid-build).
+ */
+export const buildAfterSearches = 20;
+const searchesOf = new WeakMap<FlatIndex, number>();
+
+/**
  * How a vector store searches its live index: exactly, or, with `settings` and at least
  * `minVectors` vectors, through an approximate index built from the exact one in the background
- * from its first such search (again for a rebuild's new index, or when too many of its labels are
- * dead), which then follows the exact index's changes. Exact while it builds, and when dead labels
- * leave too few hits.
+ * after `buildAfterSearches` such searches (again for a rebuild's new index, or when too many of
+ * its labels are dead), which then follows the exact index's changes. Exact while it builds, and
+ * when dead labels leave too few hits.
  */
 export async function searchVectors(index: FlatIndex, query: Float32Array, k: number, settings: ApproximateSettings | null | undefined): Promise<VectorHit[]> {
   if (!settings || index.size() < settings.minVectors) return index.search(query, k);
+  if (!following.has(index)) {
+    const searches = (searchesOf.get(index) ?? 0) + 1;
+    searchesOf.set(index, searches);
+    if (searches <= buildAfterSearches) return index.search(query, k);
+  }
   return (await approximateOf(index, settings).approximate.search(query, k, index.size())) ?? index.search(query, k);
 }
 
@@ -160,3 +173,6 @@ export async function searchVectors(index: FlatIndex, query: Float32Array, k: nu
 export function approximateBuilt(index: FlatIndex, settings: ApproximateSettings): Promise<void> {
   return approximateOf(index, settings).built;
 }
+
+/** Whether `index` has an approximate index, built or being built (tests). */
+export const approximateStarted = (index: FlatIndex): boolean => following.has(index);
