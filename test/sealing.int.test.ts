@@ -35,7 +35,8 @@ describe('content sealed at the SQLite log boundary', () => {
   it('stores ciphertext and reads back exactly what was appended', async () => {
     const written = memoryWrittenEvent('m1', 'Alice likes zqgreen tea', { ...scoped, keyFacts: ['zqfact'], topics: ['zqtopic'] });
     await store.log.append('memory-m1', [written]);
-    expect(stored(1)).not.toMatch(/zq/);
+    // Whole words: two letters alone turn up in base64 ciphertext now and then ("Ezqc" in an IV failed CI once).
+    expect(stored(1)).not.toMatch(/zqgreen|zqfact|zqtopic/);
     expect(JSON.parse(stored(1))).toMatchObject({ memoryId: 'm1', userId: 'u1', $sealed: { f: ['text', 'topics', 'keyFacts', 'participants', 'sentiment', 'sources'] } });
     const [read] = await store.log.readAll();
     expect(read).toMatchObject({ type: written.type, data: written.data, metadata: written.metadata });
@@ -118,7 +119,7 @@ describe('content sealed at the SQLite log boundary', () => {
       type: 'MessageRecorded', schemaVersion: 2, metadata: testEventMetadata(),
       data: { sessionId: 's1', messageId: 'msg1', index: 0, role: 'user', senderId: 'u9', userId: null, senderName: 'Zoe', content: 'zqmessage body', sentAt: '2026-01-01T00:00:00.000Z' },
     }]);
-    expect(stored(1)).not.toMatch(/zqmessage|Zoe/);
+    expect(stored(1)).not.toMatch(/zqmessage|"Zoe"/);
     await erase({ kind: 'user', id: 'u9' });
     const [message] = await store.log.readAll();
     expect(message?.data).toMatchObject({ content: '[erased]', senderName: null, senderId: 'u9' });
