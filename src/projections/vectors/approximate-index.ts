@@ -2,6 +2,7 @@ import { newHnswIndex, type FaissIndex } from './faiss-host.js';
 import type { FlatIndex, IndexFollower, VectorHit } from './flat-index.js';
 
 export type { VectorHit };
+export { approximateSettled } from './faiss-host.js';
 
 /** When and how searches go through an approximate (HNSW) index instead of the exact one (ADR 8). */
 export interface ApproximateSettings {

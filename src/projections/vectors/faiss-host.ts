@@ -152,6 +152,15 @@ function handleOf(h: number, lane: Lane = 'exact'): FaissIndex {
 }
 
 /**
+ * Resolves once the approximate indexes' thread has done every request posted to it (their adds
+ * are posted, not awaited): a process must not exit while faiss works there, it aborts.
+ */
+export async function approximateSettled(): Promise<void> {
+  const owner = owners.get('approximate');
+  if (owner) await owner.call({ op: 'settled', h: 0 });
+}
+
+/**
  * A new empty HNSW index (faiss `HNSW<m>`, L2) on the approximate indexes' thread. `ready` resolves
  * once the thread has made every add posted before it and set `efSearch`: the build is done.
  */

@@ -14,7 +14,7 @@ export type FaissRequest = { readonly id: number; readonly sync?: boolean; reado
   | { readonly op: 'add'; readonly vectors: Float32Array }
   | { readonly op: 'remove'; readonly positions: number[] }
   | { readonly op: 'search'; readonly query: Float32Array; readonly k: number }
-  | { readonly op: 'toBuffer' | 'free' }
+  | { readonly op: 'toBuffer' | 'free' | 'settled' }
   | { readonly op: 'write'; readonly path: string }
 );
 
@@ -72,6 +72,9 @@ export function createFaissOps() {
       case 'free':
         indexes.delete(m.h);
         broken.delete(m.h);
+        return undefined;
+      case 'settled':
+        // Answered after every request posted before it.
         return undefined;
     }
   };

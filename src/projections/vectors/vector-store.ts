@@ -6,7 +6,7 @@ import { createGenerationStore, type Generation } from '../generations.js';
 import { memoryVectorFeed, type VectorFeed } from './feed.js';
 import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
-import { searchVectors, type VectorHit } from './approximate-index.js';
+import { approximateSettled, searchVectors, type VectorHit } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
 import { indexFileOf, removeSnapshot } from './snapshot.js';
 import { writeSnapshotAsync } from './snapshot-async.js';
@@ -240,6 +240,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       await catchingUp;
       if (state.stale(live)) await persistLive();
       await executor.idle();
+      await approximateSettled();
       unread?.close();
     },
   };
