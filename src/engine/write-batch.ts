@@ -42,15 +42,19 @@ const idToCome = 'to-be-assigned';
  * transaction), and the read models catch up once. The log is the one writing them one by one
  * with `writeMemory` would make: the same events, ids and clock readings in the same order.
  */
+/** A memory input whose id the engine makes (an object naming no `memoryId`). */
+export const isNewMemory = (input: unknown): input is object =>
+  typeof input === 'object' && input !== null && !Array.isArray(input) && !('memoryId' in input);
+
 export function createBatchWriter(deps: BatchWriterDeps) {
+  /** Checked as writeMemory checks it; a new memory with a stand-in id (made when it is written). */
+  const parse = (input: unknown, path?: string): WriteMemoryData =>
+    parseOrThrow(commandSchemasFor(deps.limits).WriteMemory, isNewMemory(input) ? { ...input, memoryId: idToCome } : input, path);
   const check = (inputs: readonly unknown[]): WriteMemoryData[] => {
-    const writeSchema = commandSchemasFor(deps.limits).WriteMemory;
     const seen = new Set<string>();
     return inputs.map((input, i) => {
-      const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
-      const given = !isObject || 'memoryId' in input;
-      const data = parseOrThrow(writeSchema, given ? input : { ...input, memoryId: idToCome }, `inputs[${i}]`);
-      if (!given) return data;
+      const data = parse(input, `inputs[${i}]`);
+      if (isNewMemory(input)) return data;
       if (seen.has(data.memoryId) || deps.indexes.documents.get(data.memoryId) !== undefined) {
         throw new ValidationError(`inputs[${i}].memoryId`, `memory ${data.memoryId} ${seen.has(data.memoryId) ? 'appears twice' : 'already exists'}; nothing was written`);
       }
@@ -110,7 +114,7 @@ export function createBatchWriter(deps: BatchWriterDeps) {
     writeMemories,
     writeBatch,
     /** One new memory without an id, checked as writeMemory checks it (the id is made when it is written). */
-    checkNew: (input: unknown): WriteMemoryData => parseOrThrow(commandSchemasFor(deps.limits).WriteMemory, { ...(input as object), memoryId: idToCome }),
+    checkNew: (input: unknown): WriteMemoryData => parse(input),
   };
 }
 

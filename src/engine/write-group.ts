@@ -1,4 +1,4 @@
-import type { CheckedWrite } from './write-batch.js';
+import { isNewMemory, type CheckedWrite } from './write-batch.js';
 import type { CallContext, WriteReceipt } from './write-path.js';
 
 export interface WriteGroupDeps {
@@ -36,8 +36,7 @@ export function createWriteGroup(deps: WriteGroupDeps) {
   const maxBatch = deps.maxBatch ?? 256;
   const waiting: Waiting[] = [];
   let running: Promise<void> | null = null;
-  const isNew = (input: unknown): input is object => typeof input === 'object' && input !== null && !Array.isArray(input) && !('memoryId' in input);
-  const alone = (input: unknown, ctx: CallContext): Promise<WriteReceipt> => deps.single(isNew(input) ? { memoryId: deps.newId(), ...input } : input, ctx);
+  const alone = (input: unknown, ctx: CallContext): Promise<WriteReceipt> => deps.single(isNewMemory(input) ? { memoryId: deps.newId(), ...input } : input, ctx);
 
   const drain = async (writeBatch: NonNullable<WriteGroupDeps['batch']>): Promise<void> => {
     for (let shared = false; ; ) {
@@ -64,7 +63,7 @@ export function createWriteGroup(deps: WriteGroupDeps) {
     write(input: unknown, ctx: CallContext): Promise<WriteReceipt> {
       const writeBatch = deps.batch;
       // A memory named by the caller keeps writeMemory's own checks (it may exist already): never grouped.
-      if (!isNew(input) || !writeBatch) return alone(input, ctx);
+      if (!isNewMemory(input) || !writeBatch) return alone(input, ctx);
       if (running === null) {
         const written = alone(input, ctx);
         const next = () => drain(writeBatch);

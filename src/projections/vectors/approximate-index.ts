@@ -33,7 +33,7 @@ type Change = { readonly added: readonly Entry[] } | { readonly removed: readonl
  */
 export function createApproximateIndex(dimension: number, settings: ApproximateSettings) {
   let hnsw: FaissIndex | null = null;
-  let labelIds: string[] = [];
+  const labelIds: string[] = [];
   const labelOf = new Map<string, number>();
   let dead = 0;
   let ready = false;
@@ -72,7 +72,6 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
   };
 
   return {
-    settings,
     follower,
     /** The build is done: searches go through it. */
     ready: (): boolean => ready,
@@ -80,8 +79,8 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
     stale: (): boolean => ready && dead > (settings.rebuildAt ?? 0.2) * Math.max(1, labelIds.length),
     /**
      * Builds it from every vector `source` gives (as of this call), on the approximate indexes'
-     * thread; the vectors are posted a chunk per turn of the event loop. Resolves once it can search; a failure leaves it answering
-     * nothing, for good (the exact index serves).
+     * thread; the vectors are posted a chunk per turn of the event loop. Resolves once it can
+     * search; a failure leaves it answering nothing, for good (the exact index serves).
      */
     async build(source: () => Promise<{ readonly ids: readonly string[]; readonly vectors: (from: number, to: number) => Float32Array }>): Promise<void> {
       // Held from the call on: `source` reads the vectors as of the call.
@@ -107,18 +106,16 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
         held = null;
       }
     },
-    failed: (): boolean => failed,
     /** The `k` best live hits, or null when not built or the dead labels leave fewer than `k` (the caller searches exactly). */
     async search(query: Float32Array, k: number, size: number): Promise<VectorHit[] | null> {
       if (!ready || !hnsw) return null;
       const want = Math.min(k, size);
       const ask = Math.min(labelIds.length, want + Math.ceil((want * dead) / Math.max(1, labelIds.length - dead)) + 8);
-      // The label list as of the request: a later add appends to it.
-      const ids = labelIds;
+      // A label added after the request is past what it can return.
       const { labels, distances } = await hnsw.search(query, ask);
       const hits: VectorHit[] = [];
       labels.forEach((label, i) => {
-        const id = ids[label];
+        const id = labelIds[label];
         if (label >= 0 && id !== undefined && labelOf.get(id) === label && hits.length < want) hits.push({ id, score: 1 - (distances[i] as number) / 2 });
       });
       return hits.length < want ? null : hits;

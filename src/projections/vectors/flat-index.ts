@@ -101,8 +101,13 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     positionMap = null;
   };
 
-  // The vectors end an IndexFlat serialisation (after a 45-byte header), one per id.
-  const vectorsOf = (buffer: Buffer, count: number): { base: number; bytes: number } => ({ base: buffer.byteOffset + buffer.length - count * dimension * 4, bytes: dimension * 4 });
+  // The vectors end an IndexFlat serialisation (after a 45-byte header, so not aligned for a view),
+  // one per id: those of positions [from, to), copied.
+  const vectorsOf = (buffer: Buffer, count: number) => {
+    const bytes = dimension * 4;
+    const base = buffer.byteOffset + buffer.length - count * bytes;
+    return (from: number, to: number): Float32Array => new Float32Array(buffer.buffer.slice(base + from * bytes, base + to * bytes));
+  };
 
   // Untouched since restored: the bytes it was restored from are its serialisation.
   const untouched = (): Buffer | null => (built || !restored ? null : bytes());
@@ -157,8 +162,8 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     entries(): { id: string; vector: Float32Array }[] {
       const buffer = toBuffer();
       const ids = currentIds();
-      const { base, bytes } = vectorsOf(buffer, ids.length);
-      return ids.map((id, i) => ({ id, vector: new Float32Array(buffer.buffer.slice(base + i * bytes, base + (i + 1) * bytes)) }));
+      const vectors = vectorsOf(buffer, ids.length);
+      return ids.map((id, i) => ({ id, vector: vectors(i, i + 1) }));
     },
     /**
      * The ids, and their vectors end to end by range of positions, as of the call, serialised on the
@@ -167,9 +172,7 @@ export function createFlatIndex(dimension: number, restored?: RestoredFrom) {
     async vectorsLater(): Promise<{ ids: readonly string[]; vectors: (from: number, to: number) => Float32Array }> {
       const ids = currentIds().slice();
       const buffer = untouched() ?? (await index().toBufferLater());
-      const { base, bytes } = vectorsOf(buffer, ids.length);
-      // Copied a range at a time (the serialisation's vectors are not aligned for a view).
-      return { ids, vectors: (from, to) => new Float32Array(buffer.buffer.slice(base + from * bytes, base + to * bytes)) };
+      return { ids, vectors: vectorsOf(buffer, ids.length) };
     },
     toBuffer,
     untouched,
