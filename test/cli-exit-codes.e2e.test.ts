@@ -25,6 +25,8 @@ const badInputs: readonly (readonly [readonly string[], RegExp])[] = [
   [['status', '--bogus'], /unknown option '--bogus'/],
   [['forget', memoryId, '--importance', '0.5'], /unknown option '--importance'/],
   [['rebuild', 'nope'], /projection.*nope/],
+  // A fuzz counterexample from CI: a line break in the quoted value made the message two lines.
+  [['rebuild', '\u0010nope\n\u2028x'], /projection.*\\u0010nope\\u000a\\u2028x/],
   [['import', aDirectory], /file.*not a file/],
   [['status', '--data-dir', aFile], /data-dir.*not a directory/],
   [['export', '--session', ''], /session: must not be empty/],

@@ -7,6 +7,10 @@ export function toJson(value: unknown): string {
   );
 }
 
+/** Control characters and line separators as `\u` escapes: a message quoting user input stays on one line. */
+export const printable = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** The width the listing commands (`list`, `history`, `events`) keep every line within. */
 export const screenWidth = 100;
 

@@ -4,7 +4,7 @@ import type { ConfigError } from '../../engine/config.js';
 import { commands } from './commands.js';
 import { checkDataDir } from './data-dir.js';
 import { exitCodes } from './exit-codes.js';
-import { createOutput, toJson } from './output.js';
+import { createOutput, printable, toJson } from './output.js';
 import { parseCommandLine, UsageError } from './program.js';
 
 interface Described {
@@ -63,7 +63,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     const { code, ...described } = describeError(error);
     if (json) process.stdout.write(`${toJson({ error: described })}\n`);
-    else process.stderr.write(`lmem: ${described.message}\n`);
+    else process.stderr.write(`lmem: ${printable(described.message)}\n`);
     return code;
   }
 }
