@@ -7,7 +7,7 @@ import type { Pacer } from './pacing.js';
  * until all reach `to` (or the head). A writer that fails on an event (or on a corrupt one it
  * cannot read) stops there, marked failed; the others go on.
  */
-export function createDrain(log: EventLog, pageSize: number, pacer: Pacer) {
+export function createDrain(log: EventLog, pageSize: number, pacer: Pacer, together?: <T>(work: () => T) => T) {
   return async (writers: readonly PageWriter[], to?: bigint): Promise<void> => {
     let active = writers.filter((w) => w.failure() === null);
     while (active.length > 0) {
@@ -21,8 +21,12 @@ export function createDrain(log: EventLog, pageSize: number, pacer: Pacer) {
       }
       if (read.page.length === 0) return;
       // A writer whose generation was retired or failed meanwhile takes no more pages.
-      const taking: PageWriter[] = [];
-      for (const w of active) if (await pacer.apply(w, read.page)) taking.push(w);
+      // A small page (a write's few events) goes to all of them in one transaction, not one each.
+      let taking = together ? await pacer.applyTogether(active, read.page, together) : null;
+      if (taking === null) {
+        taking = [];
+        for (const w of active) if (await pacer.apply(w, read.page)) taking.push(w);
+      }
       active = taking;
       if (read.page.length < pageSize && !read.cut) return;
     }

@@ -60,6 +60,16 @@ export function typeCost() {
     fit(events: readonly RecordedEvent[], at: number, budgetMs: number): number {
       return fitting(events.length - at, (i) => perType.get((events[at + i] as RecordedEvent).type) ?? null, budgetMs);
     },
+    /** What `events` are estimated to cost, or null while any of their types is not measured yet. */
+    estimate(events: readonly RecordedEvent[]): number | null {
+      let sum = 0;
+      for (const e of events) {
+        const one = perType.get(e.type);
+        if (one === undefined) return null;
+        sum += one;
+      }
+      return sum;
+    },
     /** A part took `ms`: each of its types' estimates is scaled by how far the part's prediction was off. */
     took(ms: number, part: readonly RecordedEvent[]): void {
       const predicted = part.reduce((sum, e) => sum + estimate(e.type), 0);
