@@ -5,6 +5,7 @@ import { enLife } from './eval/en-life.js';
 import { enDays } from './eval/en-days.js';
 import { enWork } from './eval/en-work.js';
 import { zhLife } from './eval/zh-life.js';
+import { zhWork } from './eval/zh-work.js';
 import { openTestEngine, tempDir, testEnvironment } from './support/engine.js';
 
 let temp: ReturnType<typeof tempDir> | undefined;
@@ -53,7 +54,7 @@ describe('recall on the evaluation sets', () => {
   }
 
   // Held out: written after the rules were chosen (on zh-life and en-life; on LoCoMo 0-4), and never used to choose them.
-  for (const set of [enWork, enDays]) {
+  for (const set of [enWork, enDays, zhWork]) {
     it(`${set.name} (held out): full recall >= the best route`, async () => {
       const f = await measure(set, 'no-session');
       const best = bestRoute(f);
