@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commands } from '../../src/interfaces/cli/commands.js';
 import { cliPath, freshCli, logHead } from '../support/cli.js';
+import { faultSeed } from '../support/faults/kill.js';
 import { recordFaultRow } from '../support/faults/table.js';
 
 // Issue 11's fault suite, CLI part: random command lines for every command against a real store.
@@ -77,6 +78,7 @@ describe('CLI argument fuzz (fault suite)', () => {
         {
           numRuns: runs,
           endOnFailure: true,
+          seed: faultSeed,
           examples: [[['restore-backup', ['\u{f1509}\u{c8926}']]], [['rebuild', ['\u0010\u{38756}\u{15ffe}\n']]]],
         },
       );
@@ -90,7 +92,7 @@ describe('CLI argument fuzz (fault suite)', () => {
         bricked: 0,
         wrongExitCodes: findings.filter((f) => f.wrongExit).length,
         markerFiles: 0,
-        note: `exit codes ${JSON.stringify(codes)}`,
+        note: `exit codes ${JSON.stringify(codes)}; seed ${faultSeed}`,
       });
     }
     process.stderr.write(`cli fuzz: ${runs} runs, ${findings.length} failures, exit codes ${JSON.stringify(codes)}\n`);
