@@ -87,8 +87,9 @@ describe('MCP over streamable HTTP (/mcp under lmem serve)', () => {
       expect({ name, error: result.error }).toEqual({ name, error: true });
       expect(result.text).not.toContain('teapot');
     }
-    await expect(bob.readResource({ uri: `memory://${id}` })).rejects.toThrow();
-    await expect(bob.readResource({ uri: `memory://${id}/history` })).rejects.toThrow();
+    // Invalid params (as the SDK answers a URI no template matches), not an internal error.
+    await expect(bob.readResource({ uri: `memory://${id}` })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(`no memory ${id}`) });
+    await expect(bob.readResource({ uri: `memory://${id}/history` })).rejects.toMatchObject({ code: -32602 });
     expect(doors.engine.documents.get(id)).toMatchObject({ text: 'Alice keeps the attic key in the teapot', status: 'active' });
   });
 

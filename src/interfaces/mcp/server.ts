@@ -1,4 +1,5 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { commandSchemasFor } from '../../commands/memory/commands.js';
 import { defaultLimits, type Limits } from '../../events/bounds.js';
@@ -71,8 +72,15 @@ export function createMcpServer(engine: MemoryEngine, principal: Principal, budg
     inputSchema: idInput,
   }, ({ memoryId }) => run(async () => (own(memoryId), engine.history(memoryId))));
 
+  // A memory that is not there (or not this token's) is invalid params, as the SDK answers a URI no
+  // template matches; thrown as it was, it reached the client as an internal error.
   const read = (uri: URL, body: () => Promise<unknown>) =>
-    body().then((value) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: toJson(value) }] }));
+    body().then(
+      (value) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: toJson(value) }] }),
+      (error: unknown) => {
+        throw error instanceof AccessError ? new McpError(ErrorCode.InvalidParams, error.message) : error;
+      },
+    );
   const variable = (v: string | string[] | undefined): string => (Array.isArray(v) ? (v[0] ?? '') : (v ?? ''));
 
   server.registerResource('memory', new ResourceTemplate('memory://{memoryId}', { list: undefined }), {
