@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commands } from '../../src/interfaces/cli/commands.js';
 import { cliPath, freshCli, logHead } from '../support/cli.js';
+import { fuzzTally } from '../support/faults/fuzz.js';
 import { faultSeed } from '../support/faults/kill.js';
-import { recordFaultRow } from '../support/faults/table.js';
 
 // Issue 11's fault suite, CLI part: random command lines for every command against a real store.
 // Bad input must exit 2 with one line and no stack trace and leave the log head where it was; no
@@ -41,16 +41,9 @@ const plausible = fc
   .chain((name) => fc.tuple(fc.constant(name), fc.array(ownFlags(name).length > 0 ? fc.oneof(fc.constantFrom(...ownFlags(name)), value) : value, { maxLength: 6 })));
 const anyLine = fc.tuple(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: value }), fc.array(token, { maxLength: 6 }));
 
-interface Finding {
-  readonly args: readonly string[];
-  readonly problem: string;
-  readonly wrongExit: boolean;
-}
-
 describe('CLI argument fuzz (fault suite)', () => {
   it(`exits 0, 2 or 3 on ${runs} random command lines; 2 writes nothing; never a stack trace`, () => {
-    const findings: Finding[] = [];
-    const codes: Record<string, number> = {};
+    const tally = fuzzTally('CLI argument fuzz', 'exit codes');
     try {
       fc.assert(
         fc.property(fc.oneof(plausible, anyLine), ([name, rest]) => {
@@ -63,14 +56,14 @@ describe('CLI argument fuzz (fault suite)', () => {
             env: { PATH: process.env.PATH, LIVINGMEMORY_DATA_DIR: cli.dataDir },
           });
           const code = result.status ?? -1;
-          codes[code] = (codes[code] ?? 0) + 1;
+          tally.count(code);
           const problem =
             ![0, 2, 3].includes(code) ? `exit ${code}${result.signal ? ` (${result.signal})` : ''}: ${result.stderr.trim().split('\n')[0] ?? ''}`
             : /\n\s+at .+:\d+:\d+/.test(result.stderr) ? 'stack trace on stderr'
             : code === 2 && logHead(cli.dataDir) !== before ? `exit 2 but the log head moved from ${before} to ${logHead(cli.dataDir)}`
             : code === 2 && !args.includes('--json') && result.stderr.trim().split('\n').length !== 1 ? `exit 2 with ${result.stderr.trim().split('\n').length} lines`
             : null;
-          if (problem) findings.push({ args, problem, wrongExit: ![0, 2, 3].includes(code) });
+          if (problem) tally.find(JSON.stringify(args), problem, ![0, 2, 3].includes(code));
           return problem === null;
         }),
         // CI counterexamples, kept: a backup id that is not there exited 1 instead of 2; a line break
@@ -83,20 +76,9 @@ describe('CLI argument fuzz (fault suite)', () => {
         },
       );
     } finally {
-      // Written even when the property failed: the table shows the failing class.
-      recordFaultRow({
-        class: 'CLI argument fuzz',
-        trials: Object.values(codes).reduce((a, b) => a + b, 0),
-        failures: findings.length,
-        lost: 0,
-        bricked: 0,
-        wrongExitCodes: findings.filter((f) => f.wrongExit).length,
-        markerFiles: 0,
-        note: `exit codes ${JSON.stringify(codes)}; seed ${faultSeed}`,
-      });
+      tally.record();
     }
-    process.stderr.write(`cli fuzz: ${runs} runs, ${findings.length} failures, exit codes ${JSON.stringify(codes)}\n`);
-    expect(findings).toEqual([]);
+    expect(tally.findings).toEqual([]);
     // Each run is a process start (the engine opens for good lines): up to seconds each on a loaded machine.
   }, runs * 10_000);
 });

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatStandIn } from '../support/chat-standin.js';
 import { closeJsonServers } from '../support/json-server.js';
 import { startDoors, tokenConfig, tokens, waitForJob, type Doors } from '../support/doors.js';
+import { fuzzTally } from '../support/faults/fuzz.js';
 import { faultSeed } from '../support/faults/kill.js';
-import { recordFaultRow } from '../support/faults/table.js';
 
 // The fault suite's REST part, as the CLI fuzz is its command-line part: random requests to every
 // operation the OpenAPI document lists, on a real server on 127.0.0.1 over a real store. No request
@@ -65,15 +65,9 @@ function errorBody(op: Operation, body: any): boolean {
   return typeof body?.error === 'string' && typeof body?.code === 'string' && 'field' in body;
 }
 
-interface Finding {
-  readonly request: string;
-  readonly problem: string;
-}
-
 describe('REST API request fuzz (fault suite)', () => {
   it(`answers ${runs} random requests with 2xx or a 4xx error body; a 4xx writes nothing; never a 5xx`, async () => {
-    const findings: Finding[] = [];
-    const codes: Record<string, number> = {};
+    const tally = fuzzTally('REST request fuzz', 'statuses');
     try {
       await fc.assert(
         fc.asyncProperty(fc.nat(), fc.array(idLike, { minLength: 2, maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 8 }), text, { maxKeys: 3 }), fc.option(body), fc.boolean(), fc.constantFrom(tokens.admin, tokens.alice, undefined), async (pick, params, extra, sent, ownQuery, token) => {
@@ -86,7 +80,7 @@ describe('REST API request fuzz (fault suite)', () => {
           await doors.engine.flushAccess();
           const before = await doors.engine.log.headPosition();
           const res = await doors.call(op.method, url, { ...(op.body && sent !== null ? { body: sent } : {}), ...(token ? { token } : {}) });
-          codes[res.status] = (codes[res.status] ?? 0) + 1;
+          tally.count(res.status);
           const request = `${op.method} ${url} ${JSON.stringify(sent)} as ${token === tokens.admin ? 'operator' : token ? 'alice' : 'nobody'}`;
           if (res.status === 202 && typeof res.body?.jobId === 'string') await waitForJob(doors, res.body.jobId, tokens.admin);
           const isError = res.status >= 400 && res.status < 500;
@@ -95,25 +89,14 @@ describe('REST API request fuzz (fault suite)', () => {
             : isError && !errorBody(op, res.body) ? `${res.status} without the error body: ${res.text.slice(0, 200)}`
             : isError && (await doors.engine.log.headPosition()) !== before ? `${res.status} but the log head moved`
             : null;
-          if (problem) findings.push({ request, problem });
+          if (problem) tally.find(request, problem, res.status >= 500);
           return problem === null;
         }),
         { numRuns: runs, endOnFailure: true, seed: faultSeed },
       );
     } finally {
-      for (const f of findings) process.stderr.write(`http fuzz finding: ${f.problem} <- ${f.request}\n`);
-      recordFaultRow({
-        class: 'REST request fuzz',
-        trials: Object.values(codes).reduce((a, b) => a + b, 0),
-        failures: findings.length,
-        lost: 0,
-        bricked: 0,
-        wrongExitCodes: findings.filter((f) => /^5\d\d/.test(f.problem)).length,
-        markerFiles: 0,
-        note: `statuses ${JSON.stringify(codes)}; seed ${faultSeed}`,
-      });
+      tally.record();
     }
-    process.stderr.write(`http fuzz: ${runs} runs, ${findings.length} failures, statuses ${JSON.stringify(codes)}\n`);
-    expect(findings).toEqual([]);
+    expect(tally.findings).toEqual([]);
   }, runs * 5_000);
 });

@@ -3,8 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDoors, tokenConfig, tokens, type Doors } from '../support/doors.js';
+import { fuzzTally } from '../support/faults/fuzz.js';
 import { faultSeed } from '../support/faults/kill.js';
-import { recordFaultRow } from '../support/faults/table.js';
 
 // The fault suite's MCP part: a model calls tools with whatever arguments it makes up. Random
 // arguments to every tool over streamable HTTP (a user's token) and random resource URIs: each
@@ -65,19 +65,13 @@ const plausible = (tool: string) =>
   fc.tuple(valid[tool] ?? fc.constant({}), fc.option(fc.tuple(fc.constantFrom(...names), value))).map(([base, change]) => (change ? { ...base, [change[0]]: change[1] } : base));
 const random = fc.oneof(fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 5 }), fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }));
 
-interface Finding {
-  readonly call: string;
-  readonly problem: string;
-}
-
 /** MCP's invalid-params code: the SDK's answer to arguments its input schema refuses. */
 const invalidParams = -32602;
 
 describe('MCP tool-call fuzz (fault suite)', () => {
   it(`answers ${runs} random tool calls and resource reads with a result or an error naming what is wrong; errors write nothing`, async () => {
-    const findings: Finding[] = [];
-    const outcomes: Record<string, number> = {};
-    const count = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
+    const tally = fuzzTally('MCP tool-call fuzz', 'outcomes');
+    const count = tally.count;
     try {
       await fc.assert(
         fc.asyncProperty(
@@ -111,26 +105,15 @@ describe('MCP tool-call fuzz (fault suite)', () => {
             }
           }
           if (!problem && failed && (await doors.engine.log.headPosition()) !== before) problem = 'an error, but the log head moved';
-          if (problem) findings.push({ call, problem });
+          if (problem) tally.find(call, problem, problem.startsWith('error'));
           return problem === null;
           },
         ),
         { numRuns: runs, endOnFailure: true, seed: faultSeed },
       );
     } finally {
-      for (const f of findings) process.stderr.write(`mcp fuzz finding: ${f.problem} <- ${f.call}\n`);
-      recordFaultRow({
-        class: 'MCP tool-call fuzz',
-        trials: Object.values(outcomes).reduce((a, b) => a + b, 0),
-        failures: findings.length,
-        lost: 0,
-        bricked: 0,
-        wrongExitCodes: findings.filter((f) => f.problem.startsWith('error')).length,
-        markerFiles: 0,
-        note: `outcomes ${JSON.stringify(outcomes)}; seed ${faultSeed}`,
-      });
+      tally.record();
     }
-    process.stderr.write(`mcp fuzz: ${runs} runs, ${findings.length} failures, outcomes ${JSON.stringify(outcomes)}\n`);
-    expect(findings).toEqual([]);
+    expect(tally.findings).toEqual([]);
   }, runs * 5_000);
 });
