@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { EventLog } from '../events/log/event-log.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { streams } from '../events/streams.js';
 import { writeThrough } from '../replay/output/atomic.js';
 import type { Environment } from './clock.js';
+import { fileDigest } from './backups/files.js';
 import { recordEvent } from './system-events.js';
 
 export interface BackupReceipt {
@@ -27,8 +26,7 @@ export async function takeBackup(db: SqliteDatabase, log: EventLog, env: Environ
   await writeThrough(path, async (tmp) => {
     await db.backup(tmp);
   }, { flag: 'path', force });
-  const content = readFileSync(path);
-  const receipt = { backupId: env.newId(), path, position, bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') };
+  const receipt = { backupId: env.newId(), path, position, ...(await fileDigest(path)) };
   await recordEvent(log, env, actor, streams.backups, {
     type: 'BackupTaken',
     schemaVersion: 2,

@@ -37,9 +37,18 @@ export class BackupError extends Error {
 export const backupPaths = (dir: string, backupId: string) => ({ db: join(dir, `${backupId}.db`), manifest: join(dir, `${backupId}.json`) });
 
 export async function sha256File(path: string): Promise<string> {
+  return (await fileDigest(path)).sha256;
+}
+
+/** A file's size and sha256, read in chunks: a store's file passes 2 GiB (Node's limit on reading one whole) at about 150k memories. */
+export async function fileDigest(path: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { bytes, sha256: hash.digest('hex') };
 }
 
 /**
@@ -91,7 +100,7 @@ export async function writeManagedBackup(
     // Its links prove the copy holds the log's rows; each row's decoding is checked before a restore (verify).
     const { chainHeadHash } = await checkBackup(tmp, BigInt(info.position), { decode: false });
     const manifest: BackupManifest = {
-      format: 'livingmemory-backup', ...info, contents: 'log', bytes: readFileSync(tmp).length, sha256: await sha256File(tmp), chainHeadHash,
+      format: 'livingmemory-backup', ...info, contents: 'log', ...(await fileDigest(tmp)), chainHeadHash,
     };
     // The file first, synced and linked into place; the manifest, which makes it a backup, last.
     commitTemporary(tmp, paths.db, { flag: 'backups.dir' });
