@@ -105,7 +105,9 @@ export async function recallRows(options: RecallBenchOptions): Promise<BenchRow[
   const { memories, provider } = options;
   // The clock stands just after the last memory: atoms expire, and a memory whose atoms all have is not recalled.
   const env = testEnvironment(logStart + (memories + 60) * 1000, 'recall');
-  const engine = await openTestEngine(options.dataDir, { embeddingProvider: provider, env });
+  // No lifecycle scheduler: the clock jumps past the log, and the decay ticks it made due ran beside
+  // the recalls (at 1M memories one tick changed 374k atoms' states while they were timed).
+  const engine = await openTestEngine(options.dataDir, { embeddingProvider: provider, env, scheduler: false });
   const rows: BenchRow[] = [];
   let built: RawBaseline | undefined;
   try {

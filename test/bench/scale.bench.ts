@@ -178,7 +178,8 @@ export interface StoreRowsOptions {
 export async function storeRows(options: StoreRowsOptions): Promise<BenchRow[]> {
   const { memories, meta } = options;
   const env = testEnvironment(logStart + (memories + 60) * 1000, 'scale');
-  const engine = await openTestEngine(options.dataDir, { embeddingProvider: options.provider, env });
+  // No lifecycle scheduler, as in the full rebuild and the recall rows: the ticks the clock made due are not the load measured.
+  const engine = await openTestEngine(options.dataDir, { embeddingProvider: options.provider, env, scheduler: false });
   const rows: BenchRow[] = [];
   try {
     const queries = distinctQueries(1_000);
