@@ -35,6 +35,10 @@ export const defaultWriteBatch = 256;
 /** Stands in for an id the batch makes later, so every input is checked before anything is written. */
 const idToCome = 'to-be-assigned';
 
+/** A memory input whose id the engine makes (an object naming no `memoryId`). */
+export const isNewMemory = (input: unknown): input is object =>
+  typeof input === 'object' && input !== null && !Array.isArray(input) && !('memoryId' in input);
+
 /**
  * `writeMemories`: many WriteMemory commands at the cost of few. Every input is checked first (a
  * bad one refuses the call and nothing is written); then, batch by batch, the graph links, atoms
@@ -42,10 +46,6 @@ const idToCome = 'to-be-assigned';
  * transaction), and the read models catch up once. The log is the one writing them one by one
  * with `writeMemory` would make: the same events, ids and clock readings in the same order.
  */
-/** A memory input whose id the engine makes (an object naming no `memoryId`). */
-export const isNewMemory = (input: unknown): input is object =>
-  typeof input === 'object' && input !== null && !Array.isArray(input) && !('memoryId' in input);
-
 export function createBatchWriter(deps: BatchWriterDeps) {
   /** Checked as writeMemory checks it; a new memory with a stand-in id (made when it is written). */
   const parse = (input: unknown, path?: string): WriteMemoryData =>
