@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approximateBuilt, approximateStarted, buildAfterSearches, searchVectors, type ApproximateSettings } from '../src/projections/vectors/approximate-index.js';
+import {
+  approximateBuilt,
+  approximateSettled,
+  approximateStarted,
+  buildAfterSearches,
+  searchVectors,
+  stopApproximate,
+  type ApproximateSettings,
+} from '../src/projections/vectors/approximate-index.js';
 import type { FlatIndex } from '../src/projections/vectors/flat-index.js';
 
 const searcherOf = (s: ApproximateSettings) => ({ search: (index: FlatIndex, q: Float32Array, k: number) => searchVectors(index, q, k, s) });
@@ -109,6 +117,18 @@ describe('approximate vector index (ADR 8)', () => {
     expect(hits.map((h) => h.id)).not.toContain('m8');
     const m7 = hits.find((h) => h.id === 'm7');
     if (m7) expect(m7.score).toBeCloseTo(dot(query, unitVector(9_999)), 4);
+  });
+
+  it('given a build in flight, when its store closes, then the build posts no more vectors and the exact index answers', async () => {
+    const exact = createFlatIndex(dimension);
+    // Three chunks of the build's posting.
+    exact.upsertMany(Array.from({ length: 5_000 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
+    const building = approximateBuilt(exact, settings);
+    stopApproximate(exact);
+    await expect(building).rejects.toThrow(/stopped/);
+    await approximateSettled();
+    const query = unitVector(3);
+    expect(await searchVectors(exact, query, 5, settings)).toEqual(await exact.search(query, 5));
   });
 
   it('given a process that searches a few times, when it searches, then no approximate index is built for it', async () => {

@@ -1,8 +1,8 @@
-import { newHnswIndex, type FaissIndex } from './faiss-host.js';
+import { approximateSettled, newHnswIndex, type FaissIndex } from './faiss-host.js';
 import type { FlatIndex, IndexFollower, VectorHit } from './flat-index.js';
 
 export type { VectorHit };
-export { approximateSettled } from './faiss-host.js';
+export { approximateSettled };
 
 /** When and how searches go through an approximate (HNSW) index instead of the exact one (ADR 8). */
 export interface ApproximateSettings {
@@ -16,7 +16,7 @@ export interface ApproximateSettings {
   readonly rebuildAt?: number;
 }
 
-/** Vectors posted to the thread at once, with a turn of the event loop between two (their copy is the loop's work). */
+/** Vectors posted to the thread at once (their copy is the loop's work). */
 const addChunk = 2_048;
 
 type Entry = { readonly id: string; readonly vector: Float32Array };
@@ -38,6 +38,7 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
   let dead = 0;
   let ready = false;
   let failed = false;
+  let stopped = false;
   // Changes the exact index made while the build's vectors were being posted.
   let held: Change[] | null = null;
 
@@ -73,6 +74,8 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
 
   return {
     follower,
+    /** Posts nothing more: a build under way ends at its next chunk, and the exact index answers (its store closes). */
+    stop: (): void => void (stopped = true),
     /** The build is done: searches go through it. */
     ready: (): boolean => ready,
     /** Too many dead labels: searches would ask for too many candidates. */
@@ -88,12 +91,21 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
       const made = newHnswIndex(dimension, settings.m);
       hnsw = made.index;
       try {
-        const { ids, vectors } = await source();
-        for (let start = 0; start < ids.length; start += addChunk) {
-          const end = Math.min(ids.length, start + addChunk);
-          post(ids.slice(start, end), vectors(start, end));
-          await new Promise((resolve) => setImmediate(resolve));
+        let from: Awaited<ReturnType<typeof source>> | null = await source();
+        // At most two chunks wait on the thread: posted faster than HNSW adds them, every vector's
+        // copy queued there at once (at 1M vectors, gigabytes beside the index being built).
+        let previous: Promise<void> | null = null;
+        for (let start = 0; start < from.ids.length; start += addChunk) {
+          if (stopped) throw new Error('the approximate index build was stopped: its store closed');
+          const end = Math.min(from.ids.length, start + addChunk);
+          post(from.ids.slice(start, end), from.vectors(start, end));
+          const added = made.caughtUp();
+          if (previous) await previous;
+          previous = added;
         }
+        await previous;
+        // The serialisation the vectors were copied from: not held for the rest of the build.
+        from = null;
         for (const change of held) if ('added' in change) postEntries(change.added);
         else remove(change.removed);
         held = null;
@@ -167,6 +179,20 @@ export async function searchVectors(index: FlatIndex, query: Float32Array, k: nu
   return (await approximateOf(index, settings).approximate.search(query, k, index.size())) ?? index.search(query, k);
 }
 
+/** Stops `index`'s approximate index (a build under way ends at its next chunk): its store is closing. */
+export function stopApproximate(index: FlatIndex): void {
+  following.get(index)?.approximate.stop();
+}
+
+/**
+ * For a closing store: a build (an hour at 1M vectors) does not hold the close; what was posted
+ * is awaited (faiss aborts a process that exits mid-add), the rest is never posted.
+ */
+export async function closeApproximate(index: FlatIndex): Promise<void> {
+  stopApproximate(index);
+  await approximateSettled();
+}
+
 /** Resolves once `index`'s approximate index is built (starting it if needed); rejects when the build failed (tests, the bench). */
 export function approximateBuilt(index: FlatIndex, settings: ApproximateSettings): Promise<void> {
   return approximateOf(index, settings).built;
@@ -174,3 +200,10 @@ export function approximateBuilt(index: FlatIndex, settings: ApproximateSettings
 
 /** Whether `index` has an approximate index, built or being built (tests). */
 export const approximateStarted = (index: FlatIndex): boolean => following.has(index);
+
+/** Builds `index`'s approximate index now when `settings` call for one at its size (resolving once built); false when its searches are exact. */
+export async function approximateIfDue(index: FlatIndex, settings: ApproximateSettings | null | undefined): Promise<boolean> {
+  if (!settings || index.size() < settings.minVectors) return false;
+  await approximateOf(index, settings).built;
+  return true;
+}

@@ -164,10 +164,16 @@ export async function approximateSettled(): Promise<void> {
  * A new empty HNSW index (faiss `HNSW<m>`, L2) on the approximate indexes' thread. `ready` resolves
  * once the thread has made every add posted before it and set `efSearch`: the build is done.
  */
-export function newHnswIndex(dimension: number, m: number): { index: FaissIndex; ready(efSearch: number): Promise<void> } {
+export function newHnswIndex(dimension: number, m: number): { index: FaissIndex; caughtUp(): Promise<void>; ready(efSearch: number): Promise<void> } {
   const h = nextHandle++;
-  ownerNow('approximate').post({ op: 'newHnsw', h, dimension, m });
-  return { index: handleOf(h, 'approximate'), ready: async (efSearch) => void (await ownerNow('approximate').call({ op: 'efSearch', h, efSearch })) };
+  const owner = ownerNow('approximate');
+  owner.post({ op: 'newHnsw', h, dimension, m });
+  return {
+    index: handleOf(h, 'approximate'),
+    /** Resolves once the thread has made every add posted before it. */
+    caughtUp: async () => void (await owner.call({ op: 'settled', h })),
+    ready: async (efSearch) => void (await owner.call({ op: 'efSearch', h, efSearch })),
+  };
 }
 
 /** A new empty index of `dimension`. */

@@ -6,7 +6,7 @@ import { createGenerationStore, type Generation } from '../generations.js';
 import { memoryVectorFeed, type VectorFeed } from './feed.js';
 import { applyVectorPage, emptyGeneration, eraseVectorsInPlace, toSnapshot, vectorDigest, type VectorGeneration, type VectorSource } from './apply.js';
 import { createReadWriteLock, createSerialExecutor } from './executor.js';
-import { approximateSettled, searchVectors, type VectorHit } from './approximate-index.js';
+import { approximateIfDue, closeApproximate, searchVectors, type VectorHit } from './approximate-index.js';
 import { createSetAsideLog } from './set-aside.js';
 import { indexFileOf, removeSnapshot } from './snapshot.js';
 import { writeSnapshotAsync } from './snapshot-async.js';
@@ -193,6 +193,8 @@ export function createVectorStore(options: VectorStoreOptions) {
       if (failure) throw new ProjectionFailedError(projectionName, failure);
       return lock.read(() => searchVectors(live.index, query, k, source.approximate));
     },
+    /** The live index's approximate index built now when its size calls for one; false when searches stay exact (the bench). */
+    approximateReady: async (): Promise<boolean> => (await loadLive(), approximateIfDue(live.index, source.approximate)),
     /** Reads and checks the live index's bytes now (`start`, `verify`): a damaged snapshot is set aside and replayed. */
     load: loadLive,
     ids: (): readonly string[] => live.index.ids(),
@@ -213,11 +215,7 @@ export function createVectorStore(options: VectorStoreOptions) {
         setAside: setAsides.latest(projectionName),
       };
     },
-    flush: async (): Promise<void> => {
-      stopFlushTimer();
-      await catchingUp;
-      await persistLive();
-    },
+    flush: (): Promise<void> => (stopFlushTimer(), catchingUp.then(persistLive)),
     // The live snapshot is read first: a damaged one is set aside (kept), not deleted with its generation.
     rebuild: (rebuildOptions: VectorRebuildOptions = {}) => loadLive().then(() => rebuildVectors(rebuildContext, withDefaults(rebuildOptions))),
     /** A rebuild fed the pages of a replay shared with other read models (`writer`); `complete` drains the rest and switches. */
@@ -240,7 +238,7 @@ export function createVectorStore(options: VectorStoreOptions) {
       await catchingUp;
       if (state.stale(live)) await persistLive();
       await executor.idle();
-      await approximateSettled();
+      await closeApproximate(live.index);
       unread?.close();
     },
   };
