@@ -5,13 +5,17 @@
  * the exact 10 nearest (a hit counts when its cosine reaches the exact tenth's, so ties among
  * equal scores do not count as misses), latency p50/p95 alternating query by query, and the build.
  */
+import { loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readSnapshot } from '../../src/projections/vectors/snapshot.js';
 import { approximateVectorsSchema } from '../../src/engine/config.js';
 import { approximateBuilt, searchVectors } from '../../src/projections/vectors/approximate-index.js';
 import { createFlatIndex } from '../../src/projections/vectors/flat-index.js';
-import { row, type BenchRow } from './report.js';
-import { alternate, progress, quantile, timed } from './support.js';
+import { createHashEmbeddingProvider } from '../../src/providers/embeddings/index.js';
+import { distinctQueries } from './recall.bench.js';
+import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
+import { alternate, intArg, machineMeta, progress, quantile, timed } from './support.js';
 
 const k = 10;
 
@@ -63,3 +67,18 @@ export async function approximateRows(snapshotPath: string, queries: readonly Fl
     },
   };
 }
+
+/**
+ * The rows alone, on a snapshot kept from a larger run (a million vectors take an hour to build here):
+ * `node dist/test/bench/approximate.bench.js --snapshot=FILE [--queries=N]`, the recall bench's queries.
+ */
+async function runApproximateBench(): Promise<BenchReport> {
+  const path = process.argv.find((a) => a.startsWith('--snapshot='))?.slice('--snapshot='.length);
+  if (path === undefined) throw new Error('--snapshot=FILE (a vector snapshot, e.g. a store\'s vectors/vectors-g1.snap) is required');
+  const load = loadavg()[0] ?? 0;
+  const queries = await createHashEmbeddingProvider().embed(distinctQueries(intArg('queries', 200)));
+  const { rows, meta } = await approximateRows(path, queries);
+  return { title: 'LivingMemory approximate vector search (HNSW vs exact, same vectors)', meta: { ...machineMeta(dirname(path), load), ...meta }, rows };
+}
+
+reportWhenEntryPoint(import.meta.url, runApproximateBench);
