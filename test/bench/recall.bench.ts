@@ -10,9 +10,10 @@
  * less than the wall-clock quantiles.
  *
  * Alone (only the recall rows, on stores of --memories memories, default 10,000 and 100,000):
- *   node dist/test/bench/recall.bench.js [--json] [--memories=N] [--queries=N] [--store=DIR]
+ *   node dist/test/bench/recall.bench.js [--json] [--memories=N] [--queries=N] [--store=DIR [--in-place]]
  * --store keeps each built and caught-up store in DIR and measures on a fresh copy of it, so a
- * later run spends its time on recall alone (the runs write access events into their copy).
+ * later run spends its time on recall alone (the runs write access events into their copy);
+ * --in-place measures on the kept store itself, where a copy does not fit the disk (1M: 25 GB).
  */
 import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -29,7 +30,7 @@ import { logStart } from './log-events.js';
 import { chunks, expectRows } from './core.bench.js';
 import { searchQueries } from './corpus.js';
 import { reportWhenEntryPoint, row, type BenchReport, type BenchRow } from './report.js';
-import { alternate, benchDir, intArg, machineMeta, mean, progress, quantile } from './support.js';
+import { alternate, benchDir, intArg, machineMeta, mean, progress, quantile, timed } from './support.js';
 import { buildLog } from './projections.bench.js';
 import { bytesUnder, peakRssMb } from './footprint.js';
 
@@ -182,16 +183,28 @@ export async function recallRows(options: RecallBenchOptions): Promise<BenchRow[
   }
 }
 
-/** A store of `memories` corpus memories with every read model caught up, in `dir` (kept there when `ready` says so). */
-async function builtStore(dir: string, memories: number): Promise<void> {
+/**
+ * A store of `memories` corpus memories with every read model caught up, in `dir` (kept there when
+ * `ready` says so; a log built by a run that stopped before its catch-up is kept too). The catch-up
+ * is the engine's first open of the log: a replay from empty into every read model, timed for the report.
+ */
+async function builtStore(dir: string, memories: number, meta: Map<string, number>): Promise<void> {
   const ready = join(dir, 'ready');
+  const logged = join(dir, 'logged');
   if (existsSync(ready)) return;
-  progress(`recall: building a log of ${memories} memories (not timed)`);
-  (await buildLog(join(dir, 'livingmemory.db'), memories)).db.close();
-  progress('recall: catching the read models up (not timed)');
-  const engine = await openTestEngine(dir);
-  await engine.indexes.vectors.flush();
-  await engine.close();
+  if (!existsSync(logged)) {
+    progress(`recall: building a log of ${memories} memories (not timed)`);
+    (await buildLog(join(dir, 'livingmemory.db'), memories)).db.close();
+    writeFileSync(logged, `${memories}\n`);
+  }
+  progress('recall: catching the read models up (a replay from empty, its migration backup included)');
+  const catchUp = await timed(async () => {
+    const engine = await openTestEngine(dir);
+    await engine.indexes.vectors.flush();
+    await engine.close();
+  });
+  meta.set(`catchUpSeconds-${memories}`, Math.round(catchUp.wall));
+  meta.set(`catchUpCpuSeconds-${memories}`, Math.round(catchUp.cpu));
   writeFileSync(ready, `${memories}\n`);
 }
 
@@ -200,6 +213,7 @@ export async function runRecallBench(): Promise<BenchReport> {
   const sizes = process.argv.some((a) => a.startsWith('--memories')) ? [intArg('memories', 10_000)] : [10_000, 100_000];
   const queries = intArg('queries', 200);
   const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice('--store='.length);
+  const inPlace = process.argv.includes('--in-place');
   const loadAtStart = loadavg()[0] ?? 0;
   const dir = benchDir('lmem-bench-recall-');
   const provider = createHashEmbeddingProvider();
@@ -208,11 +222,13 @@ export async function runRecallBench(): Promise<BenchReport> {
   try {
     for (const [i, memories] of sizes.entries()) {
       const kept = join(storeArg ?? dir.dir, `store-${memories}`);
-      await builtStore(kept, memories);
+      await builtStore(kept, memories, meta);
       meta.set(`storeMiB-${memories}`, Math.round(bytesUnder(kept) / 2 ** 20));
-      const dataDir = join(dir.dir, `run-${memories}`);
-      if (storeArg !== undefined) cpSync(kept, dataDir, { recursive: true });
-      rows.push(...(await recallRows({ dataDir: storeArg === undefined ? kept : dataDir, memories, queries, provider, rawPath: dir.file('fts-raw'), note: i === 0, meta })));
+      // A kept store is copied, so every run starts from it; `--in-place` (a 1M store: 25 GB) uses it as it is.
+      const copied = storeArg !== undefined && !inPlace;
+      const dataDir = copied ? join(dir.dir, `run-${memories}`) : kept;
+      if (copied) cpSync(kept, dataDir, { recursive: true });
+      rows.push(...(await recallRows({ dataDir, memories, queries, provider, rawPath: dir.file('fts-raw'), note: i === 0, meta })));
     }
     // The process's peak: the read models' catch-up of a built log, then the recall engine beside the raw copies.
     meta.set('peakRssMiB', peakRssMb());
