@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   approximateBuilt,
+  approximateEfSearch,
   approximateSettled,
   approximateStarted,
   buildAfterSearches,
@@ -129,6 +130,18 @@ describe('approximate vector index (ADR 8)', () => {
     await approximateSettled();
     const query = unitVector(3);
     expect(await searchVectors(exact, query, 5, settings)).toEqual(await exact.search(query, 5));
+  });
+
+  it('given a built index, when its efSearch is set again (the bench sweep), then it still finds the exact nearest', async () => {
+    const exact = createFlatIndex(dimension);
+    exact.upsertMany(Array.from({ length: 600 }, (_, i) => ({ id: `m${i}`, vector: unitVector(i) })));
+    await expect(approximateEfSearch(exact, 64)).rejects.toThrow(/no approximate index/);
+    await approximateBuilt(exact, settings);
+    for (const efSearch of [128, 32, 256]) {
+      await approximateEfSearch(exact, efSearch);
+      // The query is a stored vector: its nearest is itself, at cosine 1.
+      expect((await searchVectors(exact, unitVector(42), 1, settings))[0]).toMatchObject({ id: 'm42' });
+    }
   });
 
   it('given a process that searches a few times, when it searches, then no approximate index is built for it', async () => {

@@ -39,6 +39,7 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
   let ready = false;
   let failed = false;
   let stopped = false;
+  let building: ReturnType<typeof newHnswIndex> | null = null;
   // Changes the exact index made while the build's vectors were being posted.
   let held: Change[] | null = null;
 
@@ -76,6 +77,11 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
     follower,
     /** Posts nothing more: a build under way ends at its next chunk, and the exact index answers (its store closes). */
     stop: (): void => void (stopped = true),
+    /** Sets `efSearch` again once built (the bench's sweep of it on one build). */
+    setEfSearch: async (efSearch: number): Promise<void> => {
+      if (!ready || !building) throw new Error('the approximate index is not built');
+      await building.ready(efSearch);
+    },
     /** The build is done: searches go through it. */
     ready: (): boolean => ready,
     /** Too many dead labels: searches would ask for too many candidates. */
@@ -88,7 +94,7 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
     async build(source: () => Promise<{ readonly ids: readonly string[]; readonly vectors: (from: number, to: number) => Float32Array }>): Promise<void> {
       // Held from the call on: `source` reads the vectors as of the call.
       held = [];
-      const made = newHnswIndex(dimension, settings.m);
+      const made = (building = newHnswIndex(dimension, settings.m));
       hnsw = made.index;
       try {
         let from: Awaited<ReturnType<typeof source>> | null = await source();
@@ -177,6 +183,13 @@ export async function searchVectors(index: FlatIndex, query: Float32Array, k: nu
     if (searches <= buildAfterSearches) return index.search(query, k);
   }
   return (await approximateOf(index, settings).approximate.search(query, k, index.size())) ?? index.search(query, k);
+}
+
+/** Sets `efSearch` of `index`'s built approximate index (the bench compares values on one build). */
+export async function approximateEfSearch(index: FlatIndex, efSearch: number): Promise<void> {
+  const known = following.get(index);
+  if (!known) throw new Error('no approximate index');
+  await known.approximate.setEfSearch(efSearch);
 }
 
 /** Stops `index`'s approximate index (a build under way ends at its next chunk): its store is closing. */
