@@ -14,7 +14,7 @@ export const configDefaults = (): Config => ({
     approximateVectors: {
       minVectors: 1000000,
       m: 32,
-      efSearch: 512,
+      efSearch: 2048,
     },
   },
   actor: 'cli',

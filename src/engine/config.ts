@@ -29,13 +29,15 @@ export const backupsConfigSchema = lazy(() =>
 /**
  * The approximate vector index (ADR 8): exact search below `minVectors` vectors (the default keeps
  * every store of fewer than a million memories exact), HNSW with `m` links and `efSearch` candidates above.
+ * efSearch 2048: at 1M hash embeddings 512 found 0.83 of the exact 10 nearest, 2048 found 0.98, in a
+ * sixth of the exact scan's time (ADR 8).
  */
 export const approximateVectorsSchema = lazy(() =>
   z
     .object({
       minVectors: z.number().int().min(1).default(1_000_000),
       m: z.number().int().min(4).max(128).default(32),
-      efSearch: z.number().int().min(16).max(4096).default(512),
+      efSearch: z.number().int().min(16).max(4096).default(2048),
     })
     .strict(),
 );
