@@ -106,6 +106,8 @@ export function createApproximateIndex(dimension: number, settings: ApproximateS
           const end = Math.min(from.ids.length, start + addChunk);
           post(from.ids.slice(start, end), from.vectors(start, end));
           const added = made.caughtUp();
+          // Awaited below; a stop may leave the last one unawaited, and a thread that failed then must not crash the process.
+          added.catch(() => undefined);
           if (previous) await previous;
           previous = added;
         }
