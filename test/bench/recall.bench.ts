@@ -123,8 +123,9 @@ export async function recallRows(options: RecallBenchOptions): Promise<BenchRow[
     const started = performance.now();
     const approximate = await Promise.all([engine.indexes.vectors.approximateReady(), engine.indexes.graphVectors.approximateReady()]);
     if (approximate.some(Boolean)) {
-      options.meta?.set(`approximateBuildSeconds-${memories}`, Math.round(performance.now() - started) / 1000);
-      progress(`  recall: approximate vector indexes (memories, graph entries: ${approximate}) built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      const seconds = Math.round(performance.now() - started) / 1000;
+      options.meta?.set(`approximateBuildSeconds-${memories}`, seconds);
+      progress(`  recall: approximate vector indexes (memories, graph entries: ${approximate}) built in ${seconds.toFixed(1)} s`);
     }
     const scopes = [
       { name: 'global', scope: (_: number) => ({ mode: 'global' as const }) },

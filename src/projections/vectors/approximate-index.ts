@@ -170,6 +170,10 @@ function approximateOf(index: FlatIndex, settings: ApproximateSettings) {
 export const buildAfterSearches = 20;
 const searchesOf = new WeakMap<FlatIndex, number>();
 
+/** Whether `index` is searched through an approximate index at its size. */
+const due = (index: FlatIndex, settings: ApproximateSettings | null | undefined): settings is ApproximateSettings =>
+  settings != null && index.size() >= settings.minVectors;
+
 /**
  * How a vector store searches its live index: exactly, or, with `settings` and at least
  * `minVectors` vectors, through an approximate index built from the exact one in the background
@@ -178,7 +182,7 @@ const searchesOf = new WeakMap<FlatIndex, number>();
  * when dead labels leave too few hits.
  */
 export async function searchVectors(index: FlatIndex, query: Float32Array, k: number, settings: ApproximateSettings | null | undefined): Promise<VectorHit[]> {
-  if (!settings || index.size() < settings.minVectors) return index.search(query, k);
+  if (!due(index, settings)) return index.search(query, k);
   if (!following.has(index)) {
     const searches = (searchesOf.get(index) ?? 0) + 1;
     searchesOf.set(index, searches);
@@ -218,7 +222,7 @@ export const approximateStarted = (index: FlatIndex): boolean => following.has(i
 
 /** Builds `index`'s approximate index now when `settings` call for one at its size (resolving once built); false when its searches are exact. */
 export async function approximateIfDue(index: FlatIndex, settings: ApproximateSettings | null | undefined): Promise<boolean> {
-  if (!settings || index.size() < settings.minVectors) return false;
+  if (!due(index, settings)) return false;
   await approximateOf(index, settings).built;
   return true;
 }
