@@ -26,9 +26,9 @@ if ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'install ok ins
 fi
 
 stamp_file=node_modules/.livingmemory-setup
-stamp="$(cat package-lock.json .ci/faiss/* | sha256sum | cut -c1-32) $(node -v)"
+stamp="$(cat package-lock.json .ci/faiss/* .ci/sqlite/* | sha256sum | cut -c1-32) $(node -v)"
 natives_load() {
-  node -e "require('better-sqlite3')(':memory:').close(); require('nodejieba').cut('记忆'); new (require('faiss-node').IndexFlatIP)(2); require('onnxruntime-node')" \
+  node -e "const db = require('better-sqlite3')(':memory:'); if (!db.pragma('compile_options', { simple: false }).some((o) => o.compile_options === 'LIVINGMEMORY_FTS5_OLDEST')) throw new Error('better-sqlite3 without the set-up patch'); db.close(); require('nodejieba').cut('记忆'); new (require('faiss-node').IndexFlatIP)(2); require('onnxruntime-node')" \
     >>"$log" 2>&1
 }
 
@@ -39,6 +39,8 @@ if [ "$(cat "$stamp_file" 2>/dev/null)" != "$stamp" ] || ! natives_load; then
   # its tarball; its script would only try an optional download, skipped if anything runs it.
   export ONNXRUNTIME_NODE_INSTALL=skip
   npm ci --ignore-scripts --no-audit --no-fund >>"$log" 2>&1 || fail "npm ci"
+  # SQLite patched before it compiles, so an erasure needs no VACUUM (ADR 19): page gaps zeroed, FTS5 merges drop delete markers.
+  python3 .ci/sqlite/patch.py node_modules/better-sqlite3/deps/sqlite3/sqlite3.c >>"$log" 2>&1 || fail "SQLite patch"
   npm_config_yes=true npm rebuild better-sqlite3 nodejieba >>"$log" 2>&1 || fail "native rebuild"
   bash .ci/faiss/build.sh >>"$log" 2>&1 || fail "faiss-node build"
   natives_load || fail "loading native modules"

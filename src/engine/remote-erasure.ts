@@ -3,7 +3,7 @@ import type { EventOf } from '../events/catalog.js';
 import type { RecordedEvent } from '../events/log/event-log.js';
 import { streams } from '../events/streams.js';
 import { truncateForEmbedding } from '../providers/embeddings/index.js';
-import { defaultErasureSteps, type ErasureDeps } from './erase/index.js';
+import { defaultErasureSteps, newErasureReport, type ErasureDeps } from './erase/index.js';
 
 type Erased = RecordedEvent & EventOf<'SubjectErased'>;
 const isErasure = (event: RecordedEvent): event is Erased => event.type === 'SubjectErased';
@@ -33,7 +33,7 @@ export function createRemoteErasures(deps: ErasureDeps) {
     const texts = todo.flatMap(({ data: { subject } }) =>
       deps.indexes.documents.list({ [`${subject.kind}Id`]: subject.id, limit: null }).map((d) => d.text),
     );
-    const report = { embeddingsForgotten: 0, walTruncated: null };
+    const report = newErasureReport();
     // The local steps replay every read model and scrub the whole file, whoever the subject: once
     // for the batch reaches every erasure in it (the last one names the run).
     const { erasureId, subject, reason } = (todo[todo.length - 1] as Erased).data;

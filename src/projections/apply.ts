@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../events/log/event-log.js';
-import type { SqliteDatabase } from '../events/log/sqlite-database.js';
+import { optimizeDropsDeletedTerms, type SqliteDatabase } from '../events/log/sqlite-database.js';
 import { withoutFsync } from '../events/log/durability.js';
 import { describeFailure, isEnvironmental } from './failure.js';
 import type { Generation, GenerationStore } from './generations.js';
@@ -71,7 +71,10 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
     for (const { name } of projection.tables) {
       const table = tx.table(name);
       const sql = db.prepare<[string], { sql: string | null }>('SELECT sql FROM sqlite_master WHERE name = ?').get(table)?.sql ?? '';
-      if (/using fts5/i.test(sql)) db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+      if (!/using fts5/i.test(sql)) continue;
+      db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+      // An unpatched SQLite can keep the deleted rows' terms as markers in the merged segment.
+      if (!optimizeDropsDeletedTerms(db)) db.exec(`INSERT INTO ${table} (${table}) VALUES ('rebuild')`);
     }
     return true;
   });

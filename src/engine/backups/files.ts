@@ -3,6 +3,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmS
 import { join } from 'node:path';
 import { openDatabase, openReadOnly, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { verifyHashChain } from '../../events/log/verify-chain.js';
+import { markPageGaps } from '../page-gaps.js';
 import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';
 
 /**
@@ -76,6 +77,8 @@ function copyLog(db: SqliteDatabase, path: string): void {
         db.exec(`INSERT INTO backup.sqlite_sequence (name, seq) SELECT name, seq FROM main.sqlite_sequence WHERE name IN (SELECT value FROM json_each('${JSON.stringify(keptTables)}'))`);
       }
       db.pragma(`backup.user_version = ${Number(db.pragma('main.user_version', { simple: true }))}`);
+      // A new file: clean if this SQLite zeroes page gaps, whatever the store's own mark says.
+      markPageGaps(db, true, 'backup');
     })();
   } finally {
     db.exec('DETACH DATABASE backup');

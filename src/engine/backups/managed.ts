@@ -5,6 +5,7 @@ import type { EventLog } from '../../events/log/event-log.js';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { streams } from '../../events/streams.js';
 import type { Environment } from '../clock.js';
+import { scrubPageGaps } from '../page-gaps.js';
 import { recordEvent } from '../system-events.js';
 import { backupPaths, BackupError, checkBackup, readManifests, removeUnfinished, sha256File, writeManagedBackup, writeManifest, type BackupManifest } from './files.js';
 
@@ -86,8 +87,9 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
   /**
    * Erasure's last step, in every managed backup: the subject's keys are deleted there too, and
    * every cached vector the live cache no longer holds (the erased texts' among them: their keys
-   * cannot be computed once the texts read as erased), with secure_delete, then VACUUM (a page a
-   * balance rebuilt can keep old cell bytes that secure_delete does not reach, ADR 19). The backups
+   * cannot be computed once the texts read as erased), with secure_delete, then VACUUM unless the
+   * backup is known clean (a page a balance rebuilt can keep old cell bytes that secure_delete does
+   * not reach unless the SQLite build zeroes them, ADR 19). The backups
    * hold no read model, so no plaintext of the subject is left in them; what a killed backup left
    * (which might) is removed first. Idempotent.
    */
@@ -107,7 +109,7 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
         const rows = copy.prepare('SELECT fingerprint, content_hash AS hash FROM embedding_cache').all() as { fingerprint: string; hash: string }[];
         const drop = copy.prepare('DELETE FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
         copy.transaction(() => rows.filter((r) => !live.has(`${r.fingerprint} ${r.hash}`)).forEach((r) => drop.run(r.fingerprint, r.hash)))();
-        copy.exec('VACUUM');
+        scrubPageGaps(copy);
         copy.pragma('wal_checkpoint(TRUNCATE)');
         copy.pragma('journal_mode = DELETE');
       } finally {

@@ -1,11 +1,12 @@
 import { join, resolve } from 'node:path';
 import { createOutputs } from '../outputs.js';
-import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { openDatabase, zeroesPageGaps, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { streams } from '../../events/streams.js';
 import type { Environment } from '../clock.js';
 import type { Config } from '../config.js';
 import { openEngineLog, type EngineLog } from '../event-log.js';
-import { migrateStore, readMeta, schemaVersionOf, writeMeta, type Migration } from '../migrations.js';
+import { holdsEvents, migrateStore, readMeta, schemaVersionOf, writeMeta, type Migration } from '../migrations.js';
+import { markPageGaps } from '../page-gaps.js';
 import { recordEvent } from '../system-events.js';
 import { backupPaths, writeManagedBackup, type BackupManifest } from './files.js';
 import { backupsActor, createManagedBackups, newBackupId, replaceStoreFile, takenBody, type ManagedBackups } from './managed.js';
@@ -54,6 +55,8 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
       packageVersion: readMeta(db, 'packageVersion') ?? 'unknown', schemaVersion: schemaVersionOf(db),
     });
   };
+  // A file that never held an event has no deleted content in its pages (ADR 19, page gaps).
+  const fresh = schemaVersionOf(db) === 0 && !holdsEvents(db);
   let migrated;
   try {
     migrated = await migrateStore<BackupManifest>(db, {
@@ -87,6 +90,9 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
     await record({ type: 'StoreMigrated', schemaVersion: 1, data: { from: migrated.from, to: migrated.to, migrations: [...migrated.applied], backupId: b.backupId } });
   }
   const previous = readMeta(db, 'packageVersion');
+  // Another version, or a SQLite that leaves gaps, may have written pages: not known clean until a VACUUM.
+  if (fresh) markPageGaps(db, true);
+  else if (previous !== options.packageVersion || !zeroesPageGaps(db)) markPageGaps(db, false);
   if (previous !== options.packageVersion) {
     if ((await log.headPosition()) > 0n) {
       const backupId = migrated?.backup?.backupId ?? (await backups.take('version-change')).backupId;

@@ -9,9 +9,9 @@ import { commandMetadata } from '../system-events.js';
 import type { CallContext } from '../write-path.js';
 import { createErasureProcess } from './process.js';
 import { erasedCacheKeys, reachOf, type ErasureReach } from './reach.js';
-import { defaultErasureSteps, type ErasureDeps, type ErasureStep } from './steps.js';
+import { defaultErasureSteps, newErasureReport, type ErasureDeps, type ErasureReport, type ErasureStep } from './steps.js';
 
-export { defaultErasureSteps, type ErasureDeps, type ErasureStep } from './steps.js';
+export { defaultErasureSteps, newErasureReport, type ErasureDeps, type ErasureStep } from './steps.js';
 export type { ErasureReach } from './reach.js';
 
 const subjectFields = { kind: erasableSubjectKindSchema, id: idSchema };
@@ -35,6 +35,8 @@ export interface ErasureReceipt {
   readonly embeddingsForgotten: number;
   /** False when another connection kept the WAL from being emptied; its old pages go at the next checkpoint. */
   readonly walTruncated: boolean;
+  /** Whether the file was rewritten (VACUUM): only when it was not known to keep no old bytes in its pages (ADR 19). */
+  readonly vacuumed: boolean;
 }
 
 /**
@@ -53,14 +55,14 @@ export function createErasure(deps: ErasureDeps, steps: readonly ErasureStep[] =
     return reachOf(subject, sealed, deps.cache.count(erasedCacheKeys(deps, sealed)));
   };
 
-  const receipt = async (erasureId: string, forced: boolean, report: { embeddingsForgotten: number; walTruncated: boolean | null }): Promise<ErasureReceipt> => {
+  const receipt = async (erasureId: string, forced: boolean, report: ErasureReport): Promise<ErasureReceipt> => {
     const events = await deps.log.readStream(streams.erasures);
     const erased = events.find((e) => e.type === 'SubjectErased' && e.data.erasureId === erasureId);
     if (erased?.type !== 'SubjectErased') throw new Error(`erasure ${erasureId} finished without SubjectErased`);
     const { subject, keyIds, counts } = erased.data;
     return {
       erasureId, subject, position: erased.globalPosition, keyIds, counts, steps: process.steps, forced,
-      embeddingsForgotten: report.embeddingsForgotten, walTruncated: report.walTruncated ?? false,
+      embeddingsForgotten: report.embeddingsForgotten, walTruncated: report.walTruncated ?? false, vacuumed: report.vacuumed,
     };
   };
 
@@ -76,7 +78,7 @@ export function createErasure(deps: ErasureDeps, steps: readonly ErasureStep[] =
           throw new ValidationError(kind, `no data of ${kind} ${id} to erase: nothing is sealed under a key of it (never seen, or erased already); force records an erasure anyway`);
         }
         const meta = commandMetadata(deps.env, ctx.actor ?? deps.defaultActor, ctx);
-        const report = { embeddingsForgotten: 0, walTruncated: null };
+        const report = newErasureReport();
         const forced = found.events === 0;
         await process.start({ erasureId: meta.commandId, subject: { kind, id }, reason, forced }, meta.actor, report);
         return receipt(meta.commandId, forced, report);

@@ -6,7 +6,7 @@ import { ConcurrencyError } from '../../events/errors.js';
 import type { ExpectedRevision } from '../../events/log/event-log.js';
 import { streams } from '../../events/streams.js';
 import { commandMetadata } from '../system-events.js';
-import { pausePoint, retiredErasureSteps, type ErasureDeps, type ErasureRun, type ErasureStep } from './steps.js';
+import { newErasureReport, pausePoint, retiredErasureSteps, type ErasureDeps, type ErasureRun, type ErasureStep } from './steps.js';
 
 /** The erasure stream folded by its decider, with the revision it was read at. */
 async function load(deps: ErasureDeps): Promise<{ state: ErasureState; revision: ExpectedRevision }> {
@@ -71,7 +71,7 @@ export function createErasureProcess(deps: ErasureDeps, steps: readonly ErasureS
     async resume(): Promise<string[]> {
       const { state } = await load(deps);
       const open = [...state.processes.values()].filter((p) => !p.finished);
-      for (const p of open) await drive(p.erasureId, resumeActor, { embeddingsForgotten: 0, walTruncated: null });
+      for (const p of open) await drive(p.erasureId, resumeActor, newErasureReport());
       return open.map((p) => p.erasureId);
     },
     load: () => load(deps),

@@ -8,6 +8,7 @@ import type { EmbeddingCache, EmbeddingProvider } from '../../providers/embeddin
 import type { Environment } from '../clock.js';
 import { engineProjections, rebuildEveryIndex, type Indexes } from '../indexes.js';
 import { commandMetadata } from '../system-events.js';
+import { scrubPageGaps } from '../page-gaps.js';
 import { inPlaceStep } from './in-place.js';
 import { erasedCacheKeys } from './reach.js';
 
@@ -36,8 +37,18 @@ export interface ErasureRun {
   readonly revision: ExpectedRevision;
   /** Who runs it: the caller who asked, or the engine finishing what a killed process left. */
   readonly actor: string;
-  readonly report: { embeddingsForgotten: number; walTruncated: boolean | null };
+  readonly report: ErasureReport;
 }
+
+/** What a run of the steps measured on the way, for the receipt. */
+export interface ErasureReport {
+  embeddingsForgotten: number;
+  walTruncated: boolean | null;
+  /** Whether the scrub rewrote the file (VACUUM): only when it was not known clean (ADR 19). */
+  vacuumed: boolean;
+}
+
+export const newErasureReport = (): ErasureReport => ({ embeddingsForgotten: 0, walTruncated: null, vacuumed: false });
 
 /**
  * A step of the erasure process, run in plan order. Each is idempotent: a process killed during a
@@ -91,10 +102,11 @@ const rebuildReadModels: ErasureStep = {
 };
 
 /**
- * Every page into the file, the WAL emptied, the file rewritten without free pages. With
- * `secure_delete` on, the dropped generations and the key row were zeroed as they went, but not
- * everything: a b-tree page rebuilt by a balance keeps old cell bytes in its unallocated middle,
- * which only the rewrite removes (ADR 19: the crash test found an atom's text there without it).
+ * Every page into the file and the WAL emptied. With `secure_delete` on, deleted cells and freed
+ * pages were zeroed as they went; a b-tree page a balance rebuilt also keeps old cell bytes in its
+ * unallocated middle unless the SQLite build zeroes it (the set-up's patch, ADR 19: the crash test
+ * found an atom's text there without it). A file not known to be written only by such a build is
+ * rewritten by VACUUM (then it is known clean).
  */
 const scrubStoreFile: ErasureStep = {
   name: 'scrub-store-file',
@@ -102,7 +114,7 @@ const scrubStoreFile: ErasureStep = {
     // No turn of the loop from here to the second TRUNCATE: the checkpoint thread cannot start in between.
     await deps.checkpointsIdle?.();
     const first = deps.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-    deps.db.exec('VACUUM');
+    report.vacuumed = scrubPageGaps(deps.db).vacuumed || report.vacuumed;
     const second = deps.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
     report.walTruncated = first[0]?.busy === 0 && second[0]?.busy === 0;
   },

@@ -41,3 +41,24 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
   db.pragma('secure_delete = ON');
   return db;
 }
+
+let options: Set<string> | undefined;
+const builtWith = (db: SqliteDatabase, option: string): boolean => {
+  options ??= new Set((db.pragma('compile_options', { simple: false }) as { compile_options: string }[]).map((o) => o.compile_options));
+  return options.has(option);
+};
+
+/**
+ * Whether this process's SQLite zeroes the gap a b-tree balance leaves in a page under
+ * secure_delete: the set-up patches the bundled SQLite to (`.ci/sqlite/patch.py`, ADR 19), and the
+ * build names it among its compile options. Without it, deletes that must leave no byte behind
+ * need a VACUUM.
+ */
+export const zeroesPageGaps = (db: SqliteDatabase): boolean => builtWith(db, 'LIVINGMEMORY_ZERO_GAPS');
+
+/**
+ * Whether an FTS5 `optimize` always drops deleted rows' terms: SQLite's own merge keeps them as
+ * delete markers when its segments sat on one level below empty ones (the set-up's patch, ADR 19).
+ * Without it, a table is rebuilt from its content after deletes that must leave no term behind.
+ */
+export const optimizeDropsDeletedTerms = (db: SqliteDatabase): boolean => builtWith(db, 'LIVINGMEMORY_FTS5_OLDEST');

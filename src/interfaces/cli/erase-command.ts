@@ -43,7 +43,8 @@ export async function erase(engine: MemoryEngine, inv: Invocation, out: Output):
       `erased ${kind} ${receipt.subject.id} at position ${receipt.position} (erasure ${receipt.erasureId}${receipt.forced ? ', forced: no data' : ''})`,
       `sealed content destroyed: ${c.memories} memories, ${c.memoryUpdates} updates, ${c.atoms} atoms, ${c.graphLinks} graph links, ${c.messages} messages`,
       `steps done: ${receipt.steps.join(', ')}; ${receipt.embeddingsForgotten} cached embeddings dropped` +
-        (receipt.walTruncated ? ', WAL emptied and file vacuumed' : '; another connection kept the WAL: old pages leave at its next checkpoint'),
+        (receipt.walTruncated ? ', WAL emptied' : '; another connection kept the WAL: old pages leave at its next checkpoint') +
+        (receipt.vacuumed ? ', file rewritten (VACUUM: not known to keep no old bytes in its pages)' : ''),
     ].join('\n'),
   );
 }
