@@ -256,7 +256,7 @@ async function runScaleBench(): Promise<BenchReport> {
 }
 
 /** The engine's full rebuild of the store, timed: the SQLite projections in one replay, then both vector indexes. */
-async function fullRebuild(dataDir: string, provider: EmbeddingProvider): Promise<Timing> {
+export async function fullRebuild(dataDir: string, provider: EmbeddingProvider): Promise<Timing> {
   // No lifecycle scheduler: at the test clock (2026) it ticked every day since the log's start (2025) in the
   // background, and those 365 decay ticks were timed as part of the rebuild (ADR 32, session 6).
   const engine = await openTestEngine(dataDir, { embeddingProvider: provider, scheduler: false });
