@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, optimizeDropsDeletedTerms, zeroesPageGaps } from '../src/events/log/sqlite-database.js';
@@ -64,8 +64,8 @@ function markerLeftAfterChurn(file: string, secureDelete: 'ON' | 'OFF'): number 
 }
 
 /** The store's mark, read through a connection of its own. */
-function pageGapsMark(dir: string): string | undefined {
-  const db = new Database(join(dir, 'livingmemory.db'), { readonly: true });
+function pageGapsMark(dir: string, file = 'livingmemory.db'): string | undefined {
+  const db = new Database(join(dir, file), { readonly: true });
   try {
     return readMeta(db, 'pageGaps');
   } finally {
@@ -108,6 +108,13 @@ describe("the set-up's SQLite patch: no VACUUM needed for an erasure (ADR 19)", 
     older.close();
     engine = await openTestEngine(temp.dir);
     expect(pageGapsMark(temp.dir)).toBeUndefined();
+    // A backup taken before schema 2 has no store_meta: the shred vacuums it once and marks it.
+    const backupsDir = `${temp.dir}-backups`;
+    const backups = readdirSync(backupsDir).filter((name) => name.endsWith('.db')).map((name) => join(backupsDir, name));
+    expect(backups.length).toBeGreaterThan(0);
+    const old = openDatabase(backups[0] as string);
+    old.exec('DROP TABLE store_meta');
+    old.close();
     const second = await engine.eraseSubject({ kind: 'user', id: 'bo', reason: 'asked' });
     expect(second.vacuumed).toBe(true);
     expect(pageGapsMark(temp.dir)).toBe('zeroed');
@@ -115,6 +122,9 @@ describe("the set-up's SQLite patch: no VACUUM needed for an erasure (ADR 19)", 
     expect(third.vacuumed).toBe(false);
     // cy was the last user: the FTS5 tables end empty, the case where SQLite's own optimize kept the terms.
     expect(markersIn(filesUnder(temp.dir), ['zqbomark', 'zqcymark'])).toEqual({});
+    for (const file of readdirSync(backupsDir).filter((name) => name.endsWith('.db'))) {
+      expect(pageGapsMark(backupsDir, file)).toBe('zeroed');
+    }
     await engine.close();
   });
 });

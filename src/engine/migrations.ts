@@ -19,8 +19,13 @@ export const storeMigrations: readonly Migration[] = [
   // Stores written before ADR 16 have no hash column: every row gets its link.
   { version: 1, name: 'events-hash-chain', up: (db) => { createLogSchema(db); ensureHashChain(db); } },
   // The package version the store was last opened with (ADR 29: a change takes a backup).
-  { version: 2, name: 'store-meta', up: (db) => db.exec('CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID') },
+  { version: 2, name: 'store-meta', up: (db) => createStoreMeta(db) },
 ];
+
+/** `schema`: `main`, or an attached file's name (a backup: one taken before schema 2 has none). */
+export function createStoreMeta(db: SqliteDatabase, schema = 'main'): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS "${schema}".store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
+}
 
 export const currentSchemaVersion = (migrations: readonly Migration[] = storeMigrations): number => Math.max(0, ...migrations.map((m) => m.version));
 
