@@ -1,7 +1,7 @@
 import { streams } from '../events/streams.js';
-import { systemEnvironment, type Environment } from './clock.js';
+import { systemEnvironment } from './clock.js';
 import type { Config } from './config.js';
-import { embeddingProviderFrom, fingerprintKey, type EmbeddingProvider } from '../providers/embeddings/index.js';
+import { embeddingProviderFrom, fingerprintKey } from '../providers/embeddings/index.js';
 import { openIndexes, rebuildVectorIndexes } from './indexes.js';
 import { openEmbeddingCache } from './embedding-cache.js';
 import { createAccessBatcher } from './access-batcher.js';
@@ -13,8 +13,7 @@ import { createRecall } from './recall.js';
 import { createRecallWorker, recallThreadFrom, recallThreadTables } from './recall-worker.js';
 import { createCheckpointer } from './checkpoint-worker.js';
 import { createReranker } from '../providers/rerank.js';
-import type { Reranker } from '../queries/recall/rank.js';
-import { defaultRecallSettings, type RecallSettings } from '../queries/recall/types.js';
+import { defaultRecallSettings } from '../queries/recall/types.js';
 import { recordEmbeddingFingerprint } from './providers.js';
 import { rebuildEventHooks, recordEvent } from './system-events.js';
 import { createWritePath, type CallContext } from './write-path.js';
@@ -27,7 +26,7 @@ import { createOutputs } from './outputs.js';
 import { ProjectionFailedError } from '../projections/failure.js';
 import { createConversationStore } from './conversation/store.js';
 import { createConversationHooks } from './hooks/index.js';
-import { llmProviderFrom, type LlmProvider } from '../providers/llm/index.js';
+import { llmProviderFrom } from '../providers/llm/index.js';
 import { createSummaryRunner } from './summarize/runner.js';
 import { summarizerMemories } from './summarize/memory-writer.js';
 import { embeddingPrefill } from './embedding-prefill.js';
@@ -37,8 +36,8 @@ import { backupsDirOf, openStore } from './backups/open-store.js';
 import { restoreManagedBackup } from './backups/restore.js';
 import { createLifecycle } from './lifecycle/index.js';
 import { accessAtomEvents, atomsAtHead } from './lifecycle/access.js';
-import type { Migration } from './migrations.js';
 import { packageVersion } from './version.js';
+import { warmJieba } from '../projections/text/jieba.js';
 import { createExtractiveSummarizer } from '../providers/llm/index.js';
 import type { EraseInput, ErasePreviewInput, MemoryChangesInput, RecallInput, WriteMemoryInput } from './inputs.js';
 
@@ -46,30 +45,8 @@ export type { CallContext, WriteReceipt } from './write-path.js';
 export type * from './inputs.js';
 export { engineProjections } from './indexes.js';
 
-export interface EngineOptions {
-  readonly env?: Environment;
-  /** Overrides the provider built from the configuration (tests, embedding hosts). */
-  readonly embeddingProvider?: EmbeddingProvider;
-  /** Overrides the reranker built from the configuration. */
-  readonly reranker?: Reranker | null;
-  /** Overrides of the recall defaults (timeouts, weights, budgets). */
-  readonly recallSettings?: Partial<RecallSettings>;
-  /** Run the start-up consistency check in the background (default true). */
-  readonly maintenance?: boolean;
-  /**
-   * Overrides the summarizer built from the `llm` configuration (extractive by default). Null records
-   * conversations and recalls, but schedules no summaries.
-   */
-  readonly llmProvider?: LlmProvider | null;
-  /** On a shared log (log.kind eventstoredb), keep the read models live by subscription (default true). */
-  readonly follow?: boolean;
-  /** Run the lifecycle scheduler (missed ticks, then daily); default `lifecycle.scheduler`. */
-  readonly scheduler?: boolean;
-  /** The package version compared with the last open's (tests); default this package's. */
-  readonly packageVersion?: string;
-  /** The SQLite schema steps (tests); default `storeMigrations`. */
-  readonly migrations?: readonly Migration[];
-}
+import type { EngineOptions } from './engine-options.js';
+export type { EngineOptions } from './engine-options.js';
 
 /**
  * Opens the engine: one SQLite file with every projection, caught up, and the log in the same file
@@ -164,6 +141,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
     changed: () => recall.invalidate(),
   });
   if (options.scheduler ?? config.lifecycle.scheduler) void lifecycle.start();
+  if (options.warmTokenizer ?? true) warmJieba();
   ready = true;
   let closed = false;
   const close = async (): Promise<void> => {

@@ -179,7 +179,8 @@ export async function storeRows(options: StoreRowsOptions): Promise<BenchRow[]> 
   const { memories, meta } = options;
   const env = testEnvironment(logStart + (memories + 60) * 1000, 'scale');
   // No lifecycle scheduler, as in the full rebuild and the recall rows: the ticks the clock made due are not the load measured.
-  const engine = await openTestEngine(options.dataDir, { embeddingProvider: options.provider, env, scheduler: false });
+  // As a server opens it (`lmem serve`): jieba's dictionary loaded at open, not at the first Chinese text mid-rebuild.
+  const engine = await openTestEngine(options.dataDir, { embeddingProvider: options.provider, env, scheduler: false, warmTokenizer: true });
   const rows: BenchRow[] = [];
   try {
     const queries = distinctQueries(1_000);

@@ -39,7 +39,8 @@ let opened = 0;
 export async function openTestEngine(dir: string, options: EngineOptions = {}) {
   opened += 1;
   const env = testEnvironment(Date.UTC(2026, 0, 1), `e${opened}`);
-  return createMemoryEngine(loadConfig({ overrides: { dataDir: dir } }), { env, maintenance: false, ...options });
+  // No dictionary load at open (a second a test file): a test is not a server that must not stall later.
+  return createMemoryEngine(loadConfig({ overrides: { dataDir: dir } }), { env, maintenance: false, warmTokenizer: false, ...options });
 }
 
 export function tempDir(): { dir: string; remove: () => void } {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, openReadOnly, type SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { openReadOnly, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { verifyHashChain } from '../../events/log/verify-chain.js';
 import { markPageGaps } from '../page-gaps.js';
 import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';

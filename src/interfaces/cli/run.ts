@@ -53,7 +53,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Only `start` runs the lifecycle scheduler too (missed ticks, then daily): `tick` runs one on demand.
     // Loaded only once the command line is known good: --help and bad input never pay for the engine.
     const { createMemoryEngine } = await import('../../engine/engine.js');
-    const engine = await createMemoryEngine(config, { maintenance: false, scheduler: line.name === 'start' });
+    // Only the servers pay for jieba's dictionary at open: a one-shot command meets Chinese, if ever, once.
+    const serves = line.name === 'serve' || line.name === 'mcp';
+    const engine = await createMemoryEngine(config, { maintenance: false, scheduler: line.name === 'start', warmTokenizer: serves });
     try {
       const inv = { positionals: line.positionals, flags: line.flags, config };
       return (await line.command.run(engine, inv, createOutput(json))) ?? exitCodes.ok;

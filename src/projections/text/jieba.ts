@@ -17,6 +17,11 @@ function jieba(): Jieba {
 }
 
 
+/** Loads the dictionary now rather than at the first Chinese text (a second of a blocked event loop). */
+export function warmJieba(): void {
+  jieba().cut('记忆');
+}
+
 /** jieba's dictionary cut (no HMM), for runs of Chinese (and other CJK) text. */
 export const cutWords = (text: string): string[] => jieba().cut(text);
 
