@@ -1,10 +1,11 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshCli, logHead } from './support/cli.js';
+import { removeDataDir } from './support/engine.js';
 
 const cli = freshCli('lmem-memories-', { LIVINGMEMORY_MEMORY_SCOPE_MODE: 'session' });
-afterAll(() => rmSync(cli.dataDir, { recursive: true, force: true }));
+afterAll(() => removeDataDir(cli.dataDir));
 
 interface Doc {
   memoryId: string;

@@ -1,11 +1,12 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshCli } from './support/cli.js';
+import { removeDataDir } from './support/engine.js';
 
 // Progress bars are drawn on a terminal only; LMEM_PROGRESS=always stands in for the terminal here.
 const cli = freshCli('lmem-progress-');
-afterAll(() => rmSync(cli.dataDir, { recursive: true, force: true }));
+afterAll(() => removeDataDir(cli.dataDir));
 const always = { LMEM_PROGRESS: 'always' };
 const lastFrame = (stderr: string) => stderr.split('\r').at(-1)?.replace('\x1b[K', '').trim() ?? '';
 

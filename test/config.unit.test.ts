@@ -1,11 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/engine/config.js';
 
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 const file = (content: string): string => {
-  const path = join(mkdtempSync(join(tmpdir(), 'lmem-config-')), 'config.json');
+  const dir = mkdtempSync(join(tmpdir(), 'lmem-config-'));
+  dirs.push(dir);
+  const path = join(dir, 'config.json');
   writeFileSync(path, content);
   return path;
 };

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, serve, shoot, type Browser, type Served } from './support/browser.js';
 import { seedDashboardStore, type SeededStore } from './support/dashboard-seed.js';
+import { removeDataDir } from './support/engine.js';
 
 // The dashboard as a person uses it: Debian's Chromium against `lmem serve` on a seeded store.
 let dir = '';
@@ -22,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  removeDataDir(dir);
 });
 
 // The server shares two cores with other work: answers may take seconds.

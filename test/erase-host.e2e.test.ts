@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
 import { createMemoryEngine, type MemoryEngine } from '../src/engine/engine.js';
 import { filesUnder, lmemIn, markersIn } from './support/erasure-scan.js';
-import { testEnvironment } from './support/engine.js';
+import { removeDataDir, testEnvironment } from './support/engine.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lmem-erase-host-'));
 // Exports go outside the data dir, as a user would put them.
@@ -50,7 +50,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir(dataDir);
   rmSync(outDir, { recursive: true, force: true });
 });
 

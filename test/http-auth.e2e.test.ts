@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
 import { checkBindAddress } from '../src/interfaces/shared/principal.js';
 import { startChatStandIn } from './support/chat-standin.js';
@@ -137,7 +137,9 @@ describe('without a token the server listens on loopback only', () => {
   });
 
   it('lmem serve --host 0.0.0.0 and bad ports exit 2 before any data dir is made; lmem mcp without its token too', () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'lmem-bind-')), 'never-created');
+    const root = mkdtempSync(join(tmpdir(), 'lmem-bind-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const dataDir = join(root, 'never-created');
     const run = (args: readonly string[], env: Record<string, string> = {}) =>
       spawnSync(process.execPath, ['dist/src/interfaces/cli/main.cjs', ...args, '--data-dir', dataDir, '--json'], {
         env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000,

@@ -35,8 +35,9 @@ function serve(dataDir: string) {
 // The README's quick start, as a user runs it: the server as its own process, the curl calls as
 // written (on the port it picked), then Ctrl-C; what was written is in the store afterwards.
 describe('README quick start: lmem serve with curl', () => {
-  const dataDir = join(mkdtempSync(join(tmpdir(), 'lmem-serve-')), 'data');
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const root = mkdtempSync(join(tmpdir(), 'lmem-serve-'));
+  const dataDir = join(root, 'data');
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('writes and recalls over REST, stops on SIGINT with exit 0, and keeps what it wrote', async () => {
     const server = serve(dataDir);

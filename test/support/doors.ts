@@ -6,6 +6,7 @@ import { createMemoryEngine, type MemoryEngine } from '../../src/engine/engine.j
 import { startHttpServer } from '../../src/interfaces/http/server.js';
 import { mountMcp } from '../../src/interfaces/mcp/http.js';
 import { mountProxy } from '../../src/interfaces/proxy/chat.js';
+import { removeDataDir } from './engine.js';
 
 export const tokens = {
   admin: 'admin-token-0123456789',
@@ -61,8 +62,7 @@ export async function startDoors(server: Record<string, unknown> = {}): Promise<
     async close() {
       await http.close();
       await engine.close();
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(`${dir}-exports`, { recursive: true, force: true });
+      removeDataDir(dir);
       rmSync(`${dir}-backup.db`, { force: true });
     },
   };

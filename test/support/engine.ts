@@ -43,10 +43,14 @@ export async function openTestEngine(dir: string, options: EngineOptions = {}) {
   return createMemoryEngine(loadConfig({ overrides: { dataDir: dir } }), { env, maintenance: false, warmTokenizer: false, ...options });
 }
 
+/** Removes a data dir and what the engine writes beside it: managed backups (ADR 29) and exports. */
+export function removeDataDir(dir: string): void {
+  for (const suffix of ['', '-backups', '-exports']) rmSync(`${dir}${suffix}`, { recursive: true, force: true });
+}
+
 export function tempDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'lmem-engine-'));
-  // The managed backups live beside the data dir (ADR 29).
-  return { dir, remove: () => ['', '-backups'].forEach((suffix) => rmSync(`${dir}${suffix}`, { recursive: true, force: true })) };
+  return { dir, remove: () => removeDataDir(dir) };
 }
 
 /** Opens a fresh test engine on a temporary folder before each test and closes and removes it after. */
