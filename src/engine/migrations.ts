@@ -96,11 +96,18 @@ export async function migrateStore<B>(db: SqliteDatabase, options: MigrateOption
   return { from, to: last.version, applied: pending.map((m) => m.name), backup };
 }
 
-export function readMeta(db: SqliteDatabase, key: string): string | undefined {
-  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'`).get();
-  return table ? (db.prepare('SELECT value FROM store_meta WHERE key = ?').pluck().get(key) as string | undefined) : undefined;
+/** `schema` in these three: `main`, or an attached file's name (a backup being written). */
+const hasMeta = (db: SqliteDatabase, schema: string): boolean =>
+  db.prepare(`SELECT 1 FROM "${schema}".sqlite_master WHERE type = 'table' AND name = 'store_meta'`).get() !== undefined;
+
+export function readMeta(db: SqliteDatabase, key: string, schema = 'main'): string | undefined {
+  return hasMeta(db, schema) ? (db.prepare(`SELECT value FROM "${schema}".store_meta WHERE key = ?`).pluck().get(key) as string | undefined) : undefined;
 }
 
-export function writeMeta(db: SqliteDatabase, key: string, value: string): void {
-  db.prepare('INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+export function writeMeta(db: SqliteDatabase, key: string, value: string, schema = 'main'): void {
+  db.prepare(`INSERT INTO "${schema}".store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(key, value);
+}
+
+export function deleteMeta(db: SqliteDatabase, key: string, schema = 'main'): void {
+  if (hasMeta(db, schema)) db.prepare(`DELETE FROM "${schema}".store_meta WHERE key = ?`).run(key);
 }

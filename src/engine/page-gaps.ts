@@ -1,5 +1,5 @@
 import { zeroesPageGaps, type SqliteDatabase } from '../events/log/sqlite-database.js';
-import { createStoreMeta, readMeta } from './migrations.js';
+import { createStoreMeta, deleteMeta, readMeta, writeMeta } from './migrations.js';
 
 /**
  * Whether every page of a store file was written by a SQLite that zeroes the gaps a balance leaves
@@ -16,9 +16,9 @@ export function markPageGaps(db: SqliteDatabase, zeroed: boolean, schema = 'main
   if (zeroed && zeroesPageGaps(db)) {
     // A backup taken before schema 2 has no store_meta: without the mark, every shred would vacuum it.
     createStoreMeta(db, schema);
-    db.prepare(`INSERT INTO "${schema}".store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(key, clean);
-  } else if (db.prepare(`SELECT 1 FROM "${schema}".sqlite_master WHERE type = 'table' AND name = 'store_meta'`).get()) {
-    db.prepare(`DELETE FROM "${schema}".store_meta WHERE key = ?`).run(key);
+    writeMeta(db, key, clean, schema);
+  } else {
+    deleteMeta(db, key, schema);
   }
 }
 
