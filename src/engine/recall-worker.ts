@@ -6,7 +6,7 @@ import { ftsKeysTableName, ftsTableName } from '../projections/fts.js';
 import { graphTables, type GraphTable } from '../projections/graph.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
 import type { KeywordHit } from '../queries/keyword.js';
-import type { GraphCandidatesRequest, Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
+import type { GraphCandidates, GraphCandidatesRequest, Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
 import type { ScoredId } from '../queries/recall/types.js';
 import { engineThreadScript } from './thread-script.js';
 
@@ -133,7 +133,7 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, wor
     routes: {
       // The query is tokenized here: the thread would load jieba's dictionary (seconds) at its first Chinese query.
       keyword: (query, filter) => ask<KeywordHit[]>({ kind: 'keyword', match: toFtsQuery(query), filter }),
-      graph: (graph) => ask<ScoredId[]>({ kind: 'graph', graph }),
+      graph: (graph) => ask<GraphCandidates>({ kind: 'graph', graph }),
     } satisfies NonNullable<RouteSources['elsewhere']>,
     async close(): Promise<void> {
       const w = worker;

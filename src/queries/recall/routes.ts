@@ -30,7 +30,7 @@ export interface RouteSources {
    */
   readonly elsewhere?: {
     keyword(query: string, filter: KeywordRequest): Handed<KeywordHit[]> | null;
-    graph(request: GraphCandidatesRequest): Handed<ScoredId[]> | null;
+    graph(request: GraphCandidatesRequest): Handed<GraphCandidates> | null;
   };
 }
 
@@ -196,8 +196,10 @@ export async function graphRoute(
   // With the keyword side handed over, the entry vectors are searched here in the meantime.
   const early = handed ? vector.then(searchEntries) : null;
   if (early) await early.catch(() => null);
-  const ranked = await elsewhereOrHere(handed, () => graphCandidates(sources.graph, request));
-  const keyword = firstInScope(sources, ranked, filter, limit);
+  const candidates = await elsewhereOrHere(handed, () => graphCandidates(sources.graph, request));
+  let keyword = firstInScope(sources, candidates.ranked, filter, limit);
+  // The scope left too few of a cut list: the rest of it decides.
+  if (keyword.length < limit && candidates.cut) keyword = firstInScope(sources, graphCandidates(sources.graph, { ...request, whole: true }).ranked, filter, limit);
   // As in the document route, a failing embedding or vector search leaves the keyword list standing.
   const found = new Set(keyword.map((h) => h.id));
   const hits = found.size === 0 ? null : (early ?? vector.then(searchEntries));
@@ -212,26 +214,56 @@ async function elsewhereOrHere<T>(handed: Handed<T> | null, here: () => T): Prom
 }
 
 /**
- * The graph route's keyword side: entries matching the query, then the memories of their nodes'
- * neighbours (1 or 2 hops, a second hop weighted down), best first; scope and status are checked
- * after. Reads only `graph`, so a worker thread with its own connection can run it.
+ * The graph route's keyword side, best first; scope and status are checked after. When `cut`, the
+ * list stops where the memories of neighbours not yet read could still enter it: every score in it
+ * is final, and a caller whose scope keeps fewer than it needs asks again without the cut.
  */
-export function graphCandidates(graph: RouteSources['graph'], request: GraphCandidatesRequest): ScoredId[] {
+export interface GraphCandidates {
+  readonly ranked: ScoredId[];
+  readonly cut: boolean;
+}
+
+const byScoreThenId = (a: ScoredId, b: ScoredId): number => b.score - a.score || (a.id < b.id ? -1 : 1);
+
+/**
+ * The graph route's keyword side: entries matching the query, then the memories of their nodes'
+ * neighbours (1 or 2 hops, a second hop weighted down). Reads only `graph`, so a worker thread with
+ * its own connection can run it. Without a session, the neighbours' memories are read best
+ * neighbour first, in growing batches, until `limit` scores are final: a node has up to `limit`
+ * memories and a recall up to 200 neighbours, of which the first few fill the list (at 10k
+ * memories, 345 rows read a recall for the 15 kept).
+ */
+export function graphCandidates(graph: RouteSources['graph'], request: GraphCandidatesRequest & { readonly whole?: boolean }): GraphCandidates {
   const { query, filter, limit, hops } = request;
   const graphScope = { ...(filter.sessionId ? { sessionId: filter.sessionId } : {}), ...(filter.personaId ? { personaId: filter.personaId } : {}) };
   const entries = graph.searchAny(query, { ...graphScope, limit });
-  const direct = entries.map((e, rank) => ({ id: e.memoryId, score: 1 / (1 + rank) }));
-  const expanded = new Map<string, number>();
+  const scores = new Map<string, number>(entries.map((e, rank) => [e.memoryId, 1 / (1 + rank)]));
+  const direct = new Set(scores.keys());
   const nodes = [...new Set([...graph.nodesOf(entries.slice(0, 5).map((e) => e.entryId)).values()].flat())];
-  // Two or three statements for every node's neighbours and their memories, not one per neighbour.
-  const neighbours = [...graph.neighboursOfMany(nodes.slice(0, 20), { hops, limit: 10 }).values()].flat();
-  const memories = graph.memoriesOfEach(neighbours.map((n) => n.nodeKey), graphScope, limit);
-  for (const neighbour of neighbours) {
-    for (const id of memories.get(neighbour.nodeKey) ?? []) {
-      expanded.set(id, Math.max(expanded.get(id) ?? 0, neighbour.score / (neighbour.score + 1) / 2));
-    }
+  // Each neighbour node's share, its best path's: a memory takes the best share among its nodes.
+  const share = new Map<string, number>();
+  for (const n of [...graph.neighboursOfMany(nodes.slice(0, 20), { hops, limit: 10 }).values()].flat()) {
+    share.set(n.nodeKey, Math.max(share.get(n.nodeKey) ?? 0, n.score / (n.score + 1) / 2));
   }
-  const keywordIds = new Map(direct.map((d) => [d.id, d.score]));
-  for (const [id, score] of expanded) if (!keywordIds.has(id)) keywordIds.set(id, score);
-  return [...keywordIds].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const order = [...share].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  // A session's entries are read whole in one statement whatever the batch: no gain in batches there.
+  const batched = !request.whole && graphScope.sessionId === undefined;
+  let read = 0;
+  for (let size = batched ? 2 : order.length; read < order.length; size *= 2) {
+    let end = Math.min(order.length, read + size);
+    // Ties go in the same batch, so that a score equal to the next batch's share is never left out of order.
+    while (end < order.length && order[end]?.[1] === order[end - 1]?.[1]) end += 1;
+    const batch = order.slice(read, end);
+    const memories = graph.memoriesOfEach(batch.map(([key]) => key), graphScope, limit);
+    for (const [key, value] of batch) {
+      for (const id of memories.get(key) ?? []) if (!direct.has(id)) scores.set(id, Math.max(scores.get(id) ?? 0, value));
+    }
+    read = end;
+    const next = order[read]?.[1];
+    if (next === undefined) break;
+    // Nothing unread can reach a score above `next`: those scores and their order are final.
+    const final = [...scores].filter(([, score]) => score > next);
+    if (final.length >= limit) return { ranked: final.map(([id, score]) => ({ id, score })).sort(byScoreThenId), cut: true };
+  }
+  return { ranked: [...scores].map(([id, score]) => ({ id, score })).sort(byScoreThenId), cut: false };
 }
