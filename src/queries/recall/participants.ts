@@ -23,9 +23,13 @@ function wordPattern(wanted: string): RegExp {
 
 /** Whether `query` names `name`: as a whole word (no letter or digit around it), case aside; a Chinese name as a substring. */
 export function names(query: string, name: string): boolean {
+  return namesIn(query.normalize('NFKC'), name);
+}
+
+/** `names` over a query already normalized (NFKC): a recall checks one query against every participant of its pool. */
+function namesIn(text: string, name: string): boolean {
   const wanted = name.normalize('NFKC').trim();
   if (wanted.length === 0) return false;
-  const text = query.normalize('NFKC');
   if (han.test(wanted)) return text.includes(wanted);
   return wordPattern(wanted).test(text);
 }
@@ -37,7 +41,8 @@ export function names(query: string, name: string): boolean {
  */
 export function namedMemories(query: string, participantsOf: ReadonlyMap<string, readonly string[]>): Set<string> {
   const all = new Set([...participantsOf.values()].flat());
-  const named = new Set([...all].filter((name) => names(query, name)));
+  const text = query.normalize('NFKC');
+  const named = new Set([...all].filter((name) => namesIn(text, name)));
   if (named.size === 0 || named.size === all.size) return new Set();
   return new Set([...participantsOf].filter(([, people]) => people.some((p) => named.has(p))).map(([id]) => id));
 }
