@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../events/log/event-log.js';
 import { optimizeDropsDeletedTerms, type SqliteDatabase } from '../events/log/sqlite-database.js';
 import { withoutFsync } from '../events/log/durability.js';
 import { describeFailure, isEnvironmental } from './failure.js';
+import { ftsTablesOf } from './fts-merge.js';
 import type { Generation, GenerationStore } from './generations.js';
 import type { Projection } from './projection.js';
 import { bindGeneration } from './tx.js';
@@ -68,10 +69,7 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
     // (a replay drops the table instead): merged now, so no token of the subject stays in the file.
     // FTS5's own secure-delete was tried (ADR 32): it removes a row's tokens from the leaves but
     // not the leaf separators in `_idx`, which hold a term whole; the crash test found one there.
-    for (const { name } of projection.tables) {
-      const table = tx.table(name);
-      const sql = db.prepare<[string], { sql: string | null }>('SELECT sql FROM sqlite_master WHERE name = ?').get(table)?.sql ?? '';
-      if (!/using fts5/i.test(sql)) continue;
+    for (const table of ftsTablesOf(db, projection, gen.generation)) {
       db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
       // An unpatched SQLite can keep the deleted rows' terms as markers in the merged segment.
       if (!optimizeDropsDeletedTerms(db)) db.exec(`INSERT INTO ${table} (${table}) VALUES ('rebuild')`);

@@ -8,7 +8,9 @@ import { projectionDigest } from './digest.js';
 import { ProjectionFailedError, RebuildFailedError } from './failure.js';
 import { createGenerationStore, generationTable, type Generation, type ProjectionFailure } from './generations.js';
 import type { PageWriter } from './page-writer.js';
-import { dropGenerationInSlices, leftoverGenerations } from './drop.js';
+import { leftoverGenerations } from './drop.js';
+import { worthMerging } from './fts-merge.js';
+import { createUpkeep } from './upkeep.js';
 import { createDrain } from './drain-pages.js';
 import { createPacer } from './pacing.js';
 import type { Projection } from './projection.js';
@@ -107,7 +109,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       // At the head already (every CLI call on a current store): one query, and no writer is made.
       if (await allAtHead(chosen, lives)) return;
       // One read of each new page for every projection (a rebuilt one is at the head already).
-      await drainMany(chosen.map((p, i) => liveWriterOf(p, lives[i])), to);
+      const writers = chosen.map((p, i) => liveWriterOf(p, lives[i]));
+      await drainMany(writers, to);
+      writers.forEach((w, i) => {
+        const p = chosen[i] as Projection;
+        if (worthMerging(w.checkpoint() - (lives[i]?.checkpoint ?? 0n), w.checkpoint())) upkeep.merge(p, w.generation);
+      });
     });
 
   /**
@@ -123,10 +130,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     }
   };
 
-  // Retired generations' tables, dropped one after another in slices (drop.ts), off the rebuild's path.
-  let dropping: Promise<void> = Promise.resolve();
-  const dropLater = (p: Projection, generation: number): void => {
-    dropping = dropping.then(() => dropGenerationInSlices(db, p, generation)).catch(() => undefined);
+  // Retired generations' tables dropped and rebuilt ones' FTS5 tables merged, in slices, off the rebuild's path.
+  const upkeep = createUpkeep(db);
+  const dropLater = upkeep.drop;
+  const mergeRebuilt = (r: RebuildResult): RebuildResult => {
+    upkeep.merge(projection(r.projection), r.generation);
+    return r;
   };
   const rebuilding = new Map<string, Promise<RebuildResult>>();
   const contextOf = (name: string, reason: string, fresh = false) => {
@@ -139,7 +148,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const rebuild = (name: string, reason = 'requested'): Promise<RebuildResult> => {
     const inFlight = rebuilding.get(name);
     if (inFlight) return inFlight;
-    const run = rebuildProjection(contextOf(name, reason));
+    const run = rebuildProjection(contextOf(name, reason)).then(mergeRebuilt);
     rebuilding.set(name, run);
     return run.finally(() => rebuilding.delete(name));
   };
@@ -150,7 +159,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
    */
   const rebuildAll = async (names: readonly string[], reason = 'requested', opts: { fresh?: boolean; alongside?: readonly PageWriter[] } = {}): Promise<RebuildResult[]> => {
     await Promise.allSettled(names.map((name) => rebuilding.get(name)));
-    const run = rebuildProjections(names.map((name) => contextOf(name, reason, opts.fresh)), drainRebuild, opts.alongside);
+    const run = rebuildProjections(names.map((name) => contextOf(name, reason, opts.fresh)), drainRebuild, opts.alongside).then((done) => done.map(mergeRebuilt));
     names.forEach((name, i) => {
       const one = run.then((results) => results[i] as RebuildResult);
       // Handled here: only a concurrent rebuild(name) awaits it; the caller gets run's own rejection.
@@ -168,7 +177,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const eraseInPlace = (erased: readonly RecordedEvent[]): Promise<string[]> =>
     serialized(async () => {
       // A retired generation still being dropped may hold the subject's rows: gone first.
-      await dropping;
+      await upkeep.idle();
       await drainMany(projections.map(liveWriter));
       const stale: string[] = [];
       for (const p of projections) {
@@ -202,10 +211,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       liveSubscription?.unsubscribe();
       liveSubscription = null;
       await queue;
-      await dropping;
+      await upkeep.idle();
     },
-    /** Resolves once the tables of every retired generation are dropped. */
-    idle: (): Promise<void> => dropping,
+    /** Resolves once the tables of every retired generation are dropped and the FTS5 tables of replays merged. */
+    idle: (): Promise<void> => upkeep.idle(),
     status(): ProjectionStatus[] {
       return projections.map((p) => {
         const live = store.live(p.name);
