@@ -25,6 +25,22 @@ describe('participants the query names', () => {
     expect([...namedMemories('What did Caroline research?', pool)]).toEqual(['a']);
   });
 
+  it('chooses the same memories with its ASCII shortcut as name by name through `names`', () => {
+    // Letters that fold to ASCII ones (Kelvin sign, long s, dotted I) and a few others beside ASCII.
+    const char = fc.constantFrom('a', 'B', 'k', 'K', 's', 'S', ' ', '-', '.', '\u212a', '\u017f', '\u0130', 'é', '王');
+    const word = fc.array(char, { minLength: 1, maxLength: 5 }).map((c) => c.join(''));
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 6 }).map((w) => w.join(' ')), fc.array(word, { minLength: 1, maxLength: 5 }), (query, people) => {
+        const pool = new Map(people.map((p, i) => [`m${i}`, [p, i % 2 === 0 ? 'Zed' : p]]));
+        const all = new Set([...pool.values()].flat());
+        const named = new Set([...all].filter((p) => names(query, p)));
+        const expected = named.size === 0 || named.size === all.size ? [] : [...pool].filter(([, ps]) => ps.some((p) => named.has(p))).map(([id]) => id);
+        expect([...namedMemories(query, pool)]).toEqual(expected);
+      }),
+      { numRuns: 2000, seed: 5 },
+    );
+  });
+
   it('chooses none when the query names every participant, or none of them', () => {
     const pool = new Map([['a', ['Caroline']], ['b', ['Melanie']]]);
     expect(namedMemories('What did Caroline tell Melanie?', pool).size).toBe(0);

@@ -229,6 +229,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
         };
       });
     },
+    /** Where the live generation of `name` stands (0 without one): `status()` of one, without the rest. */
+    checkpoint: (name: string): bigint => store.live(projection(name).name)?.checkpoint ?? 0n,
     digest(name: string): string {
       const p = projection(name);
       return projectionDigest(db, p, liveWriter(p).generation);

@@ -10,11 +10,11 @@ import type { AtomQueries } from '../../queries/atoms.js';
  * Catches the atoms read model up to the log's head; false when it cannot get there (a generation
  * stopped at an event, a head locked below): a decision on it would start from a state the log has left.
  */
-export function atomsAtHead(log: Pick<EventLog, 'headPosition'>, runner: Pick<ProjectionRunner, 'catchUp' | 'status'>) {
+export function atomsAtHead(log: Pick<EventLog, 'headPosition'>, runner: Pick<ProjectionRunner, 'catchUp' | 'checkpoint'>) {
   return async (): Promise<boolean> => {
     const head = await log.headPosition();
     await runner.catchUp(['atoms']);
-    return (runner.status().find((p) => p.name === 'atoms')?.checkpoint ?? 0n) >= head;
+    return runner.checkpoint('atoms') >= head;
   };
 }
 

@@ -23,14 +23,21 @@ function wordPattern(wanted: string): RegExp {
 
 /** Whether `query` names `name`: as a whole word (no letter or digit around it), case aside; a Chinese name as a substring. */
 export function names(query: string, name: string): boolean {
-  return namesIn(query.normalize('NFKC'), name);
+  return namesIn(query.normalize('NFKC'), null, name);
 }
 
-/** `names` over a query already normalized (NFKC): a recall checks one query against every participant of its pool. */
-function namesIn(text: string, name: string): boolean {
+const ascii = /^[\x00-\x7f]*$/;
+
+/**
+ * `names` over a query already normalized (NFKC), with its lower case when it is ASCII: a recall
+ * checks one query against every participant of its pool. Between ASCII strings case folding is
+ * lower-casing, so an ASCII name the lower-cased query does not contain cannot match.
+ */
+function namesIn(text: string, lowerAscii: string | null, name: string): boolean {
   const wanted = name.normalize('NFKC').trim();
   if (wanted.length === 0) return false;
   if (han.test(wanted)) return text.includes(wanted);
+  if (lowerAscii !== null && ascii.test(wanted) && !lowerAscii.includes(wanted.toLowerCase())) return false;
   return wordPattern(wanted).test(text);
 }
 
@@ -42,7 +49,8 @@ function namesIn(text: string, name: string): boolean {
 export function namedMemories(query: string, participantsOf: ReadonlyMap<string, readonly string[]>): Set<string> {
   const all = new Set([...participantsOf.values()].flat());
   const text = query.normalize('NFKC');
-  const named = new Set([...all].filter((name) => namesIn(text, name)));
+  const lower = ascii.test(text) ? text.toLowerCase() : null;
+  const named = new Set([...all].filter((name) => namesIn(text, lower, name)));
   if (named.size === 0 || named.size === all.size) return new Set();
   return new Set([...participantsOf].filter(([, people]) => people.some((p) => named.has(p))).map(([id]) => id));
 }
