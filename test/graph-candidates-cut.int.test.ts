@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeSources } from '../src/engine/recall.js';
 import { createHashEmbeddingProvider } from '../src/providers/embeddings/index.js';
-import { graphCandidates, graphRoute } from '../src/queries/recall/routes.js';
+import { graphCandidates } from '../src/queries/recall/graph-candidates.js';
+import { graphRoute } from '../src/queries/recall/routes.js';
 import { inScope, scopeFilter } from '../src/queries/recall/scope.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRecallWorker, recallThreadTables, type RecallWorker } from '../src/engine/recall-worker.js';
 import { openDatabase, type SqliteDatabase } from '../src/events/log/sqlite-database.js';
-import { graphCandidates, type Handed } from '../src/queries/recall/routes.js';
+import { graphCandidates } from '../src/queries/recall/graph-candidates.js';
+import type { Handed } from '../src/queries/recall/routes.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 
 type Engine = Awaited<ReturnType<typeof openTestEngine>>;

@@ -3,7 +3,7 @@ import { openReadOnly } from '../events/log/sqlite-database.js';
 import type { GraphTable } from '../projections/graph.js';
 import { createGraphQueries } from '../queries/graph.js';
 import { createKeywordSearch } from '../queries/keyword.js';
-import { graphCandidates } from '../queries/recall/routes.js';
+import { graphCandidates } from '../queries/recall/graph-candidates.js';
 import { slots, type RecallThreadRequest } from './recall-worker.js';
 
 // Runs in a worker thread: the routes' keyword sides over a read-only connection of its own, while

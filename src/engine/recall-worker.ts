@@ -6,7 +6,8 @@ import { ftsKeysTableName, ftsTableName } from '../projections/fts.js';
 import { graphTables, type GraphTable } from '../projections/graph.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
 import type { KeywordHit } from '../queries/keyword.js';
-import type { GraphCandidates, GraphCandidatesRequest, Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
+import type { GraphCandidates, GraphCandidatesRequest } from '../queries/recall/graph-candidates.js';
+import type { Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
 import type { ScoredId } from '../queries/recall/types.js';
 import { engineThreadScript } from './thread-script.js';
 
