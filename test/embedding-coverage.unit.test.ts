@@ -46,7 +46,7 @@ describe('what a provider can embed (issue 16, cause 3)', () => {
       // Every text gets the same vector, as use-lite gives Chinese: a search would list both.
       vectors: { search: () => Promise.resolve([{ id: 'en', score: 0.9 }, { id: 'zh', score: 0.9 }]) },
       graphVectors: { search: () => Promise.resolve([]) },
-      graph: { searchAny: () => [], nodesOf: () => new Map(), neighboursOfMany: () => new Map(), memoriesOfEach: () => new Map(), entriesOfMemories: () => new Map() },
+      graph: { searchAny: () => [], nodesOf: () => new Map(), bestNeighbours: () => new Map(), memoriesOfEach: () => new Map(), entriesOfMemories: () => new Map() },
       documents: { getMany: (ids) => new Map(ids.flatMap((id) => (docs.has(id) ? [[id, docs.get(id) as MemoryDocument]] : []))) },
       embedQuery: () => ((embedded += 1), Promise.resolve(new Float32Array([1]))),
     };

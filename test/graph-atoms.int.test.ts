@@ -142,6 +142,11 @@ describe('graph projection', () => {
     for (const hops of [1, 2] as const) {
       const many = graph.neighboursOfMany(keys, { hops, limit: 2 });
       for (const key of keys) expect(many.get(key)).toEqual(graph.neighbours(key, { hops, limit: 2 }).map(({ nodeType, value, ...path }) => path));
+      // Merged over the keys, each node at its best path's score: what the recall's graph route reads.
+      const best = new Map<string, number>();
+      for (const path of [...many.values()].flat()) best.set(path.nodeKey, Math.max(best.get(path.nodeKey) ?? 0, path.score));
+      expect(new Map([...graph.bestNeighbours(keys, hops, 2)].sort())).toEqual(new Map([...best].sort()));
+      expect(graph.bestNeighbours(keys, hops, 2).size).toBeGreaterThan(2);
     }
     // Per node, the first memories by entry id in the scope, at most two.
     expect(graph.memoriesOfEach(keys, {}, 2)).toEqual(

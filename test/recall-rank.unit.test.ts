@@ -16,7 +16,7 @@ function sources(hits: [string, string, number][]): RankSources {
     keyword: { search: () => hits.map(([memoryId, , score]) => ({ memoryId, score })) },
     vectors: { search: () => Promise.resolve([]) },
     graphVectors: { search: () => Promise.resolve([]) },
-    graph: { searchAny: () => [], nodesOf: () => new Map(), neighboursOfMany: () => new Map(), memoriesOfEach: () => new Map(), entriesOfMemories: () => new Map() },
+    graph: { searchAny: () => [], nodesOf: () => new Map(), bestNeighbours: () => new Map(), memoriesOfEach: () => new Map(), entriesOfMemories: () => new Map() },
     documents: { getMany: (ids) => new Map(ids.flatMap((id) => (docs.has(id) ? [[id, docs.get(id) as MemoryDocument]] : []))) },
     embedQuery: () => Promise.reject(new Error('no vectors here')),
   };

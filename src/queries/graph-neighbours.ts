@@ -61,6 +61,35 @@ export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTa
     return byOrigin;
   };
 
+  /** Nodes one hop from each key (either direction), and with `hops: 2` the nodes one hop further; per key, best first. */
+  const neighboursOfMany = (keys: readonly string[], options: NeighbourOptions = {}): Map<string, NeighbourPath[]> => {
+    const limit = options.limit ?? 50;
+    const found = new Map<string, NeighbourPath[]>();
+    const unique = [...new Set(keys)];
+    if (unique.length === 0) return found;
+    // One hop: SQLite keeps each origin's best `limit`, so a hub's thousand edges never reach JS.
+    const first = edgesOf(unique, options.hops === 2 ? undefined : limit);
+    const second = options.hops === 2 ? edgesOf([...new Set([...first.values()].flatMap((e) => [...e.keys()]))]) : new Map();
+    for (const key of unique) {
+      const direct = first.get(key) ?? new Map<string, { weight: number; relations: string[] }>();
+      const paths = new Map<string, NeighbourPath>();
+      for (const [node, e] of direct) {
+        paths.set(node, { nodeKey: node, hops: 1, pathWeight: e.weight, score: e.weight, relations: e.relations, via: null });
+      }
+      for (const [mid, e1] of [...direct].sort(([a], [b]) => byKey(a, b))) {
+        for (const [node, e2] of second.get(mid) ?? new Map<string, { weight: number; relations: string[] }>()) {
+          if (node === key || direct.has(node)) continue;
+          const pathWeight = Math.min(e1.weight, e2.weight);
+          const previous = paths.get(node);
+          if (previous && previous.pathWeight >= pathWeight) continue;
+          paths.set(node, { nodeKey: node, hops: 2, pathWeight, score: pathWeight * SECOND_HOP_WEIGHT, relations: e2.relations, via: mid });
+        }
+      }
+      found.set(key, [...paths.values()].sort(byScore).slice(0, limit));
+    }
+    return found;
+  };
+
   type NodeMemory = { node_key: string; memory_id: string };
 
   return {
@@ -102,33 +131,31 @@ export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTa
       return found;
     },
 
-    /** Nodes one hop from each key (either direction), and with `hops: 2` the nodes one hop further; per key, best first. */
-    neighboursOfMany(keys: readonly string[], options: NeighbourOptions = {}): Map<string, NeighbourPath[]> {
-      const limit = options.limit ?? 50;
-      const found = new Map<string, NeighbourPath[]>();
+    /**
+     * The nodes within `hops` of any key, each with its best path's score over all keys (what
+     * `neighboursOfMany` gives, best `limit` per key, merged): the recall's graph route needs no
+     * more, and one hop reads only the neighbour and weight of each edge (no relations, no paths).
+     */
+    bestNeighbours(keys: readonly string[], hops: 1 | 2, limit: number): Map<string, number> {
+      const best = new Map<string, number>();
+      const keep = (node: string, score: number): void => {
+        if (score > (best.get(node) ?? -Infinity)) best.set(node, score);
+      };
       const unique = [...new Set(keys)];
-      if (unique.length === 0) return found;
-      // One hop: SQLite keeps each origin's best `limit`, so a hub's thousand edges never reach JS.
-      const first = edgesOf(unique, options.hops === 2 ? undefined : limit);
-      const second = options.hops === 2 ? edgesOf([...new Set([...first.values()].flatMap((e) => [...e.keys()]))]) : new Map();
-      for (const key of unique) {
-        const direct = first.get(key) ?? new Map<string, { weight: number; relations: string[] }>();
-        const paths = new Map<string, NeighbourPath>();
-        for (const [node, e] of direct) {
-          paths.set(node, { nodeKey: node, hops: 1, pathWeight: e.weight, score: e.weight, relations: e.relations, via: null });
-        }
-        for (const [mid, e1] of [...direct].sort(([a], [b]) => byKey(a, b))) {
-          for (const [node, e2] of second.get(mid) ?? new Map<string, { weight: number; relations: string[] }>()) {
-            if (node === key || direct.has(node)) continue;
-            const pathWeight = Math.min(e1.weight, e2.weight);
-            const previous = paths.get(node);
-            if (previous && previous.pathWeight >= pathWeight) continue;
-            paths.set(node, { nodeKey: node, hops: 2, pathWeight, score: pathWeight * SECOND_HOP_WEIGHT, relations: e2.relations, via: mid });
-          }
-        }
-        found.set(key, [...paths.values()].sort(byScore).slice(0, limit));
+      if (unique.length === 0) return best;
+      if (hops === 2) {
+        for (const paths of neighboursOfMany(unique, { hops, limit }).values()) for (const p of paths) keep(p.nodeKey, p.score);
+        return best;
       }
-      return found;
+      const a = table('graph_adjacency');
+      const rows = cached(`SELECT a.neighbour, a.weight FROM json_each(?) k
+        JOIN ${a} a ON a.rowid IN (SELECT rowid FROM ${a} WHERE node = k.value ORDER BY weight DESC, neighbour LIMIT ?)`)
+        .raw(true)
+        .all(JSON.stringify(unique), limit) as [string, number][];
+      for (const [node, weight] of rows) keep(node, weight);
+      return best;
     },
+
+    neighboursOfMany,
   };
 }

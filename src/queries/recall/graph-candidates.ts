@@ -39,9 +39,7 @@ export function graphCandidates(graph: RouteSources['graph'], request: GraphCand
   const nodes = [...new Set([...graph.nodesOf(entries.slice(0, 5).map((e) => e.entryId)).values()].flat())];
   // Each neighbour node's share, its best path's: a memory takes the best share among its nodes.
   const share = new Map<string, number>();
-  for (const n of [...graph.neighboursOfMany(nodes.slice(0, 20), { hops, limit: 10 }).values()].flat()) {
-    share.set(n.nodeKey, Math.max(share.get(n.nodeKey) ?? 0, n.score / (n.score + 1) / 2));
-  }
+  for (const [node, score] of graph.bestNeighbours(nodes.slice(0, 20), hops, 10)) share.set(node, score / (score + 1) / 2);
   const order = [...share].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   // A session's entries are read whole in one statement whatever the batch: no gain in batches there.
   const batched = !request.whole && graphScope.sessionId === undefined;

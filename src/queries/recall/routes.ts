@@ -16,7 +16,7 @@ export interface RouteSources {
   readonly vectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
   /** Vector search over graph entries: hits are entry ids. */
   readonly graphVectors: { search(query: Float32Array, k: number): Promise<ScoredId[]> };
-  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'neighboursOfMany' | 'memoriesOfEach' | 'entriesOfMemories'>;
+  readonly graph: Pick<GraphQueries, 'searchAny' | 'nodesOf' | 'bestNeighbours' | 'memoriesOfEach' | 'entriesOfMemories'>;
   readonly documents: {
     getMany(ids: readonly string[]): Map<string, MemoryDocument>;
     /** Status and scope alone, cheaper than whole documents (see liveInScope). */
