@@ -131,3 +131,31 @@ describe('a failed access batch', () => {
     expect(await accessed()).toBe(before + 1);
   });
 });
+
+describe('an access reinforces an active atom once its cooldown has passed', () => {
+  it('given an active atom, when recalls return its memory within a day and after one, then only the later one reinforces it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmem-atom-access-'));
+    dirs.push(dir);
+    const env = manualEnvironment(Date.parse('2026-04-01T10:00:00Z'));
+    const engine = await openLifecycleEngine(dir, env);
+    engines.push(engine);
+    const { memoryId } = await engine.writeMemory({ text: 'Erin prefers jazz to rock', importance: 0.9 });
+    const recall = async () => {
+      await engine.recall({ query: 'what music does Erin prefer, jazz or rock', scope: { mode: 'global' } });
+      await engine.flushAccess();
+    };
+    const reinforced = async () => (await engine.log.readAll({ limit: 1_000_000 })).filter((e) => e.type === 'AtomReinforced').length;
+    env.advance(23 * 3_600_000);
+    await recall();
+    expect(await reinforced()).toBe(0);
+    env.advance(2 * 3_600_000);
+    await recall();
+    expect(await reinforced()).toBe(1);
+    // Touched by that reinforcement: the next day starts again.
+    env.advance(3_600_000);
+    await recall();
+    expect(await reinforced()).toBe(1);
+    await engine.indexes.catchUp();
+    expect(engine.indexes.atoms.ofMemory(memoryId)[0]?.reinforcementCount).toBe(1);
+  });
+});

@@ -45,6 +45,8 @@ export interface AtomFilter {
   readonly statuses?: readonly AtomStatus[];
   /** Only atoms that have not expired at this instant (no expiry counts as alive). */
   readonly aliveAt?: string;
+  /** Only dormant atoms and atoms last touched at or before this instant (what an access can still change). */
+  readonly dormantOrTouchedBy?: string;
 }
 
 /** Active atoms that have not expired at `now`. */
@@ -112,6 +114,10 @@ function filterSql(filter: AtomFilter, params: unknown[]): string {
   if (filter.aliveAt !== undefined) {
     sql += ' AND (expires_at IS NULL OR expires_at > ?)';
     params.push(new Date(filter.aliveAt).toISOString());
+  }
+  if (filter.dormantOrTouchedBy !== undefined) {
+    sql += " AND (status = 'dormant' OR touched_at <= ?)";
+    params.push(new Date(filter.dormantOrTouchedBy).toISOString());
   }
   return sql;
 }

@@ -26,8 +26,12 @@ export function atomsAtHead(log: Pick<EventLog, 'headPosition'>, runner: Pick<Pr
  */
 export function accessAtomEvents(atoms: AtomQueries, settings: AtomLifecycleSettings, fresh: () => Promise<boolean>) {
   return async (accesses: readonly { readonly memoryId: string; readonly lastAccessedAt: string }[]): Promise<EventBody[]> => {
-    if (!settings.reinforceOnAccess || !(await fresh())) return [];
-    const live = atoms.ofMemories(accesses.map((a) => a.memoryId), { statuses: ['active', 'dormant'] });
+    if (!settings.reinforceOnAccess || accesses.length === 0 || !(await fresh())) return [];
+    // An access wakes a dormant atom or reinforces one past its cooldown, and changes no other: most
+    // atoms of recalled memories were touched within it, and reading them was most of a batch's cost.
+    const latest = Math.max(...accesses.map((a) => Date.parse(a.lastAccessedAt)));
+    const dormantOrTouchedBy = new Date(latest - settings.accessCooldownHours * 3_600_000).toISOString();
+    const live = atoms.ofMemories(accesses.map((a) => a.memoryId), { statuses: ['active', 'dormant'], dormantOrTouchedBy });
     return accesses.flatMap(({ memoryId, lastAccessedAt }) =>
       (live.get(memoryId) ?? []).flatMap((atom) => {
         // Worked out only for an atom the access changes: most are within their cooldown (a third of a flush's CPU).
