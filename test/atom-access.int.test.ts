@@ -38,13 +38,19 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) removeStore(dir);
 });
 
-/** Given: one memory whose atom went dormant over 31 days. */
-async function dormantAtom() {
+/** An engine on a fresh store with a clock of its own, closed and removed after the test. */
+async function openEngine() {
   const dir = mkdtempSync(join(tmpdir(), 'lmem-atom-access-'));
   dirs.push(dir);
   const env = manualEnvironment(Date.parse('2026-04-01T10:00:00Z'));
   const engine = await openLifecycleEngine(dir, env);
   engines.push(engine);
+  return { engine, env };
+}
+
+/** Given: one memory whose atom went dormant over 31 days. */
+async function dormantAtom() {
+  const { engine, env } = await openEngine();
   const { memoryId } = await engine.writeMemory({ text: 'Erin prefers jazz to rock', importance: 0 });
   env.advance(31 * dayMs);
   await engine.lifecycle.catchUp();
@@ -134,11 +140,7 @@ describe('a failed access batch', () => {
 
 describe('an access reinforces an active atom once its cooldown has passed', () => {
   it('given an active atom, when recalls return its memory within a day and after one, then only the later one reinforces it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lmem-atom-access-'));
-    dirs.push(dir);
-    const env = manualEnvironment(Date.parse('2026-04-01T10:00:00Z'));
-    const engine = await openLifecycleEngine(dir, env);
-    engines.push(engine);
+    const { engine, env } = await openEngine();
     const { memoryId } = await engine.writeMemory({ text: 'Erin prefers jazz to rock', importance: 0.9 });
     const recall = async () => {
       await engine.recall({ query: 'what music does Erin prefer, jazz or rock', scope: { mode: 'global' } });
