@@ -94,11 +94,14 @@ function switcher(shadow: Shadow): () => boolean {
   // Under the write lock no event can land between the last check and the switch.
   const trySwitch = db.transaction((): number | null | false => {
     if (lockedHead && shadow.writer.checkpoint() < lockedHead()) return false;
+    const current = store.get(projection.name, shadow.gen.generation);
+    if (!current) throw new Error(`generation ${shadow.gen.generation} of ${projection.name} vanished`);
+    // Another process that resumed this shadow switched it (or a later one) first: retiring the live
+    // generation now would drop the tables it serves from.
+    if (current.status !== 'building') return null;
     const live = store.live(projection.name);
     // Its tables go after the switch, in slices: no reader resolves a retired generation's tables.
     if (live) store.setStatus(live, 'retired');
-    const current = store.get(projection.name, shadow.gen.generation);
-    if (!current) throw new Error(`generation ${shadow.gen.generation} of ${projection.name} vanished`);
     store.setStatus(current, 'live');
     return live?.generation ?? null;
   });
