@@ -43,14 +43,19 @@ const byScore = (a: NeighbourPath, b: NeighbourPath): number => b.score - a.scor
 export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTable) => string) {
   const cached = statementCache(db);
 
-  /** Each origin's neighbours (edges either way, merged per pair); with `top`, only its best `top`, read from the index in order. */
-  const edgesOf = (keys: readonly string[], top?: number): Map<string, Map<string, { weight: number; relations: string[] }>> => {
+  /** The `columns` of each key's best `LIMIT ?` edges (`k` the key, `a` the edge), read from the index in order. */
+  const strongestSql = (columns: string): string => {
     const a = table('graph_adjacency');
+    return `SELECT ${columns} FROM json_each(?) k
+      JOIN ${a} a ON a.rowid IN (SELECT rowid FROM ${a} WHERE node = k.value ORDER BY weight DESC, neighbour LIMIT ?)`;
+  };
+
+  /** Each origin's neighbours (edges either way, merged per pair); with `top`, only its best `top`. */
+  const edgesOf = (keys: readonly string[], top?: number): Map<string, Map<string, { weight: number; relations: string[] }>> => {
     const rows = (
       top === undefined
-        ? cached(`SELECT node AS origin, neighbour AS node, weight, relations FROM ${a} WHERE node IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys))
-        : cached(`SELECT k.value AS origin, a.neighbour AS node, a.weight, a.relations FROM json_each(?) k
-            JOIN ${a} a ON a.rowid IN (SELECT rowid FROM ${a} WHERE node = k.value ORDER BY weight DESC, neighbour LIMIT ?)`).all(JSON.stringify(keys), top)
+        ? cached(`SELECT node AS origin, neighbour AS node, weight, relations FROM ${table('graph_adjacency')} WHERE node IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys))
+        : cached(strongestSql('k.value AS origin, a.neighbour AS node, a.weight, a.relations')).all(JSON.stringify(keys), top)
     ) as MergedRow[];
     const byOrigin = new Map<string, Map<string, { weight: number; relations: string[] }>>();
     for (const row of rows) {
@@ -147,11 +152,7 @@ export function createNeighbourQueries(db: SqliteDatabase, table: (name: GraphTa
         for (const paths of neighboursOfMany(unique, { hops, limit }).values()) for (const p of paths) keep(p.nodeKey, p.score);
         return best;
       }
-      const a = table('graph_adjacency');
-      const rows = cached(`SELECT a.neighbour, a.weight FROM json_each(?) k
-        JOIN ${a} a ON a.rowid IN (SELECT rowid FROM ${a} WHERE node = k.value ORDER BY weight DESC, neighbour LIMIT ?)`)
-        .raw(true)
-        .all(JSON.stringify(unique), limit) as [string, number][];
+      const rows = cached(strongestSql('a.neighbour, a.weight')).raw(true).all(JSON.stringify(unique), limit) as [string, number][];
       for (const [node, weight] of rows) keep(node, weight);
       return best;
     },

@@ -97,6 +97,9 @@ export interface AccessedAtom extends AtomLifeInput {
   readonly next: { readonly reinforcementCount: number; readonly expiresAt: string };
 }
 
+/** The earliest last touch an access at `atMs` can reinforce: one `accessCooldownHours` before it. */
+export const cooledBy = (settings: AtomLifecycleSettings, atMs: number): number => atMs - settings.accessCooldownHours * 3_600_000;
+
 /**
  * An access (a recall that returned the atom's memory) reinforces its live atoms, at most once in
  * `accessCooldownHours`, and wakes a dormant one. Expired and later atoms stay as they are.
@@ -106,7 +109,7 @@ export function accessReinforcement(atom: AccessedAtom, settings: AtomLifecycleS
   if (atom.expiresAt !== null && Date.parse(atom.expiresAt) <= atMs) return [];
   const reason = 'accessed by recall';
   const wake = atom.status === 'dormant' ? [transition(atom.atomId, 'dormant', 'active', reason)] : [];
-  const cooled = atMs - Date.parse(atom.touchedAt) >= settings.accessCooldownHours * 3_600_000;
+  const cooled = Date.parse(atom.touchedAt) <= cooledBy(settings, atMs);
   if (wake.length === 0 && !cooled) return [];
   const reinforced: AtomReinforcedBody = {
     type: 'AtomReinforced',

@@ -1,4 +1,4 @@
-import { accessReinforcement } from '../../commands/lifecycle/atoms.js';
+import { accessReinforcement, cooledBy } from '../../commands/lifecycle/atoms.js';
 import type { AtomLifecycleSettings } from '../../commands/lifecycle/settings.js';
 import type { EventBody } from '../../commands/decider.js';
 import type { EventLog } from '../../events/log/event-log.js';
@@ -30,16 +30,19 @@ export function accessAtomEvents(atoms: AtomQueries, settings: AtomLifecycleSett
     // An access wakes a dormant atom or reinforces one past its cooldown, and changes no other: most
     // atoms of recalled memories were touched within it, and reading them was most of a batch's cost.
     const latest = Math.max(...accesses.map((a) => Date.parse(a.lastAccessedAt)));
-    const dormantOrTouchedBy = new Date(latest - settings.accessCooldownHours * 3_600_000).toISOString();
+    const dormantOrTouchedBy = new Date(cooledBy(settings, latest)).toISOString();
     const live = atoms.ofMemories(accesses.map((a) => a.memoryId), { statuses: ['active', 'dormant'], dormantOrTouchedBy });
     return accesses.flatMap(({ memoryId, lastAccessedAt }) =>
       (live.get(memoryId) ?? []).flatMap((atom) => {
         // Worked out only for an atom the access changes: most are within their cooldown (a third of a flush's CPU).
-        const next = () => {
-          const { reinforcementCount, expiresAt } = reinforcementTtl(atom, lastAccessedAt);
-          return { reinforcementCount, expiresAt };
+        const accessed = {
+          ...atom,
+          get next() {
+            const { reinforcementCount, expiresAt } = reinforcementTtl(atom, lastAccessedAt);
+            return { reinforcementCount, expiresAt };
+          },
         };
-        return accessReinforcement({ ...atom, get next() { return next(); } }, settings, Date.parse(lastAccessedAt));
+        return accessReinforcement(accessed, settings, Date.parse(lastAccessedAt));
       }),
     );
   };

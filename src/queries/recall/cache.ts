@@ -11,19 +11,20 @@ export function createRecallCache<V>(ttlMs = 45_000, maxEntries = 1_000) {
   let generation = 0;
   let hits = 0;
   let misses = 0;
+  const fresh = (entry: { readonly at: number }, nowMs: number): boolean => nowMs - entry.at < ttlMs && nowMs >= entry.at;
   const store = (key: string, nowMs: number, value: V): void => {
     entries.delete(key);
     entries.set(key, { at: nowMs, value });
     // Oldest first (insertion order): past the bound, or expired.
     for (const [oldest, entry] of entries) {
-      if (entries.size <= maxEntries && nowMs - entry.at < ttlMs && nowMs >= entry.at) break;
+      if (entries.size <= maxEntries && fresh(entry, nowMs)) break;
       entries.delete(oldest);
     }
   };
   return {
     async getOrCompute(key: string, nowMs: number, compute: () => Promise<V>): Promise<{ value: V; hit: boolean }> {
       const entry = entries.get(key);
-      if (entry && nowMs - entry.at < ttlMs && nowMs >= entry.at) {
+      if (entry && fresh(entry, nowMs)) {
         hits += 1;
         return { value: entry.value, hit: true };
       }
