@@ -66,6 +66,60 @@ describe('the checkpoint thread', () => {
     await checkpoints?.close();
   });
 
+  it('given a writer that waits on the bound before each write, then the WAL is started over, where checkpoints beside the writes let it grow', async () => {
+    const walAfter = async (bounded: boolean): Promise<number> => {
+      const { db, file } = open();
+      const checkpoints = createCheckpointer(db, { thresholdBytes: 256 * 1024, intervalMs: 10, restartBytes: 1024 * 1024 });
+      // About 200 KB a round, 24 MB in all; a turn of the event loop between rounds, as a replay's pages have.
+      for (let round = 0; round < 120; round += 1) {
+        if (bounded) await checkpoints?.bounded();
+        fill(db, 100);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(12_000);
+      await checkpoints?.close();
+      return statSync(`${file}-wal`).size;
+    };
+    const [free, held] = [await walAfter(false), await walAfter(true)];
+    expect(held).toBeLessThan(free / 2);
+  });
+
+  it('given a reader holding a snapshot, then a patient wait holds the writer until a checkpoint copies every frame, and a plain one does not', async () => {
+    const { db, file } = open();
+    const checkpoints = createCheckpointer(db, { thresholdBytes: 256 * 1024, intervalMs: 10, restartBytes: 1024 * 1024 });
+    const reader = openDatabase(file);
+    dbs.push(reader);
+    // A rebuild's digest thread reads a whole generation in one snapshot: no checkpoint copies a frame past it.
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').get();
+    fill(db, 1000);
+    await until(() => (checkpoints?.count() ?? 0) > 0);
+    const waited = async (patienceMs: number): Promise<number> => {
+      const started = performance.now();
+      await checkpoints?.bounded(patienceMs);
+      return performance.now() - started;
+    };
+    expect(await waited(0)).toBeLessThan(250);
+    expect(reader.inTransaction).toBe(true);
+    setTimeout(() => reader.exec('COMMIT'), 300);
+    expect(await waited(5000)).toBeGreaterThanOrEqual(250);
+    expect(reader.inTransaction).toBe(false);
+    // Every frame was copied: the next write starts the WAL over.
+    fill(db, 100);
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(row?.log).toBeLessThan(100);
+    await checkpoints?.close();
+  });
+
+  it('given a WAL under the bound, then waiting on it forces no checkpoint', async () => {
+    const { db } = open();
+    const checkpoints = createCheckpointer(db, { thresholdBytes: 64 * 1024 * 1024, intervalMs: 10 });
+    fill(db, 200);
+    await checkpoints?.bounded();
+    expect(checkpoints?.count()).toBe(0);
+    await checkpoints?.close();
+  });
+
   it('given a store in memory, then there is no checkpoint thread and SQLite keeps its own rule', () => {
     const db = openDatabase(':memory:');
     dbs.push(db);

@@ -8,8 +8,8 @@ const db = openDatabase((workerData as { path: string }).path);
 parentPort?.on('message', () => {
   try {
     // PASSIVE: as many frames as no reader still needs, without waiting for any reader or writer.
-    db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort?.postMessage({ ok: true });
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    parentPort?.postMessage({ ok: true, log: row?.log ?? 0, checkpointed: row?.checkpointed ?? 0 });
   } catch {
     parentPort?.postMessage({ ok: false });
   }

@@ -20,6 +20,8 @@ export interface CheckpointerOptions {
    * reader's snapshot holds the thread back, and it holds the engine's checkpoint back as much (ADR 32).
    */
   readonly boundPages?: number;
+  /** WAL bytes past which `bounded()` holds a writer until the WAL has been checkpointed back (default 64 MiB). */
+  readonly restartBytes?: number;
 }
 
 /**
@@ -43,6 +45,12 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
   let done: (() => void) | null = null;
   let stopped = false;
   let checkpoints = 0;
+  // The WAL's frames when the last checkpoint began. One that copied them all beside a replay's writes
+  // does not start the WAL over: the replay wrote more meanwhile, and only a write that finds every
+  // frame copied does.
+  let walFrames = 0;
+  let lastComplete = false;
+  const restartFrames = Math.ceil((options.restartBytes ?? 64 * 1024 * 1024) / (db.pragma('page_size', { simple: true }) as number));
   const finish = (): void => {
     const resolve = done;
     done = null;
@@ -60,9 +68,12 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
   const start = (): Worker => {
     const { Worker: Thread } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
     const w = new Thread(script, { workerData: { path: db.name } });
-    w.on('message', (answer: { ok: boolean }) => {
-      if (answer.ok) checkpoints += 1;
-      else fail();
+    w.on('message', (answer: { ok: boolean; log?: number; checkpointed?: number }) => {
+      if (answer.ok) {
+        checkpoints += 1;
+        walFrames = answer.log ?? 0;
+        lastComplete = answer.log === answer.checkpointed;
+      } else fail();
       finish();
     });
     w.on('error', fail);
@@ -76,18 +87,39 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
       return 0;
     }
   };
-  const check = (): void => {
-    if (stopped || running || walBytes() < thresholdBytes) return;
+  const check = (force = false): void => {
+    if (stopped || running || (!force && walBytes() < thresholdBytes)) return;
     worker ??= start();
     worker.ref();
     running = new Promise((resolve) => (done = resolve));
     worker.postMessage('checkpoint');
   };
-  const timer = setInterval(check, options.intervalMs ?? 100);
+  const timer = setInterval(() => check(), options.intervalMs ?? 100);
   timer.unref();
   return {
     /** Resolves once no checkpoint of the thread is running (before one of the engine's own, e.g. an erasure's TRUNCATE). */
     idle: (): Promise<void> => running ?? Promise.resolve(),
+    /**
+     * Resolves at once while the WAL is under `restartBytes`; past it, once a checkpoint made while
+     * the caller (a replay, the only writer then) waits has run, so that it can copy every frame and
+     * the next write starts the WAL over. Checkpoints made beside a replay's writes never caught up
+     * with them: at 100k memories the WAL grew past the 1 GiB bound, where each commit of the
+     * engine's connection checkpoints on the event loop's thread (pauses of 100-420 ms). A reader's
+     * snapshot (a rebuild's digest thread) keeps a checkpoint from copying every frame: a caller
+     * that can wait (`patienceMs`) asks again until one does, or its patience runs out.
+     */
+    async bounded(patienceMs = 0): Promise<void> {
+      const until = performance.now() + patienceMs;
+      while (!stopped && walFrames >= restartFrames) {
+        await running;
+        check(true);
+        await running;
+        // Every frame copied while the caller waited: its next write starts the WAL over.
+        if (lastComplete) walFrames = 0;
+        else if (performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+        else return;
+      }
+    },
     /** Checkpoints the thread completed (tests, status). */
     count: (): number => checkpoints,
     /** Stops the thread after its checkpoint in flight; the engine's connection checkpoints by SQLite's rule again. */

@@ -64,6 +64,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   const indexes = openIndexes({
     db, log, dataDir: config.dataDir, pageSize: config.projections.pageSize, vectorPersistEvery: config.projections.vectorPersistEvery, provider, cache,
     hooks: rebuildEventHooks(log, env, 'system:projections'), now: env.now, approximate: config.projections.approximateVectors,
+    ...(checkpoints ? { walBound: (patienceMs?: number) => checkpoints.bounded(patienceMs) } : {}),
     ...(lockedHead ? { lockedHead } : {}), ...(shared ? { vectorLog: embeddingPrefill(log, provider, cache) } : {}),
   });
   const startedEmpty = indexes.appliedPosition() === 0n;

@@ -50,6 +50,8 @@ export interface IndexOptions {
   readonly now?: () => Date;
   /** Vector searches through an approximate (HNSW) index from a size on (ADR 8); null: always exact. */
   readonly approximate?: ApproximateSettings | null;
+  /** Holds each page of a catch-up or replay while the WAL is brought back under its bound (checkpoint-worker.ts). */
+  readonly walBound?: (patienceMs?: number) => Promise<void>;
 }
 
 /** The vector projection reads the embedding cache, keyed exactly as the engine filled it. */
@@ -69,6 +71,7 @@ export function openIndexes(options: IndexOptions) {
   const { db, log, lockedHead } = options;
   const runner = createProjectionRunner({
     db, log, projections: engineProjections, pageSize: options.pageSize, hooks: options.hooks, ...(lockedHead ? { lockedHead } : {}),
+    ...(options.walBound ? { walBound: options.walBound } : {}),
   });
   const liveCheckpoints = db.prepare<[], { name: string; checkpoint: number }>(`SELECT name, checkpoint FROM projection_generations WHERE status = 'live'`);
   const source = { ...cacheVectorSource(options.provider, options.cache), approximate: options.approximate ?? null };

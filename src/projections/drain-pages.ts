@@ -5,12 +5,14 @@ import type { Pacer } from './pacing.js';
 /**
  * Reads each page of the log once and applies it to every writer, from the one furthest behind,
  * until all reach `to` (or the head). A writer that fails on an event (or on a corrupt one it
- * cannot read) stops there, marked failed; the others go on.
+ * cannot read) stops there, marked failed; the others go on. `beforePage` may hold the next page
+ * (the WAL's bound, ADR 32).
  */
-export function createDrain(log: EventLog, pageSize: number, pacer: Pacer, together?: <T>(work: () => T) => T) {
+export function createDrain(log: EventLog, pageSize: number, pacer: Pacer, together?: <T>(work: () => T) => T, beforePage?: () => Promise<void>) {
   return async (writers: readonly PageWriter[], to?: bigint): Promise<void> => {
     let active = writers.filter((w) => w.failure() === null);
     while (active.length > 0) {
+      await beforePage?.();
       const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
       const read = await pacer.read(log, from, pageSize, to);
       if ('corrupt' in read) {

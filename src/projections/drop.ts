@@ -30,7 +30,7 @@ function dataTables(db: SqliteDatabase, table: string): { name: string; shadow: 
  * that in its defensive mode, lifted only for the slice): deleting through the FTS5 table would
  * tokenize every row again.
  */
-export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly string[], budgetMs = 8): Promise<void> {
+export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly string[], budgetMs = 8, pause: () => Promise<void> = turn): Promise<void> {
   for (const table of tables) {
     for (const target of dataTables(db, table)) {
       const sql = `DELETE FROM ${target.name} WHERE ${target.key} IN (SELECT ${target.columns} FROM ${target.name} LIMIT ?)`;
@@ -56,17 +56,17 @@ export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly st
         const took = Math.max(0.05, performance.now() - started);
         // Up by at most twice a slice: one fast slice (its pages cached) made the next 100,000 rows, 500 ms at 100k memories.
         rows = Math.max(64, Math.min(100_000, 2 * rows, Math.floor((rows * budgetMs) / took)));
-        await turn();
+        await pause();
       }
     }
     withoutFsync(db, () => db.transaction(() => db.exec(`DROP TABLE IF EXISTS ${table}`)).immediate());
-    await turn();
+    await pause();
   }
 }
 
-/** Drops a generation's tables in slices. */
-export function dropGenerationInSlices(db: SqliteDatabase, projection: Projection, generation: number): Promise<void> {
-  return dropTablesInSlices(db, projection.tables.map((t) => generationTable(t.name, generation)));
+/** Drops a generation's tables in slices; `pause` runs between them. */
+export function dropGenerationInSlices(db: SqliteDatabase, projection: Projection, generation: number, pause: () => Promise<void> = turn): Promise<void> {
+  return dropTablesInSlices(db, projection.tables.map((t) => generationTable(t.name, generation)), 8, pause);
 }
 
 /** Retired generations whose tables are still there (a process stopped while it dropped them). */

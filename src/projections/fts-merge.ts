@@ -17,7 +17,7 @@ export function ftsTablesOf(db: SqliteDatabase, projection: Projection, generati
  * memories); each query looks a term up in every one of them. Merged, a recall's two FTS5 searches
  * cost 11% (BM25) and 21% (trigram) less, with the same rows and scores.
  */
-export async function mergeSegmentsInSlices(db: SqliteDatabase, table: string, budgetMs = 8): Promise<void> {
+export async function mergeSegmentsInSlices(db: SqliteDatabase, table: string, budgetMs = 8, pause: () => Promise<void> = turn): Promise<void> {
   const merge = db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
   const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
   let pages = 16;
@@ -29,7 +29,7 @@ export async function mergeSegmentsInSlices(db: SqliteDatabase, table: string, b
     if ((changes.get() ?? 0) - before < 2) return;
     const took = Math.max(0.05, performance.now() - started);
     pages = Math.max(4, Math.min(4096, 2 * pages, Math.floor((pages * budgetMs) / took)));
-    await turn();
+    await pause();
   }
 }
 

@@ -24,6 +24,8 @@ export interface ProjectionRunnerOptions {
   /** The log's head read under the write lock, when the log lives in `db`: makes the rebuild switch exact. */
   readonly lockedHead?: () => bigint;
   readonly hooks?: RebuildHooks;
+  /** Awaited before each page a catch-up or replay writes: holds it while the WAL is brought back (checkpoint-worker.ts). */
+  readonly walBound?: (patienceMs?: number) => Promise<void>;
 }
 
 export interface ProjectionStatus {
@@ -66,8 +68,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     if (live) return writerFor(p, live);
     const created = db.transaction(() => store.create(p.name, p.version, 'live')).immediate();
     const writer = writerFor(p, created);
-    writer.init();
-    return writer;
+    return (writer.init(), writer);
   };
 
   // A rebuild replays the log beside recalls: parts of about 10 ms of CPU (issue 17's 50 ms pause).
@@ -77,8 +78,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   // (each its own savepoint): one commit a write instead of one a projection.
   const inOne = db.transaction((work: () => unknown) => work());
   const together = <T>(work: () => T): T => withoutFsync(db, () => inOne.immediate(work) as T);
-  const drainMany = createDrain(log, pageSize, createPacer(25), together);
-  const drainRebuild = createDrain(log, pageSize, createPacer(10));
+  const drainMany = createDrain(log, pageSize, createPacer(25), together, options.walBound);
+  const drainRebuild = createDrain(log, pageSize, createPacer(10), undefined, options.walBound);
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work);
     queue = run.then(
@@ -111,10 +112,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       // One read of each new page for every projection (a rebuilt one is at the head already).
       const writers = chosen.map((p, i) => liveWriterOf(p, lives[i]));
       await drainMany(writers, to);
-      writers.forEach((w, i) => {
-        const p = chosen[i] as Projection;
-        if (worthMerging(w.checkpoint() - (lives[i]?.checkpoint ?? 0n), w.checkpoint())) upkeep.merge(p, w.generation);
-      });
+      for (const [i, w] of writers.entries()) if (worthMerging(w.checkpoint() - (lives[i]?.checkpoint ?? 0n), w.checkpoint())) upkeep.merge(chosen[i] as Projection, w.generation);
     });
 
   /**
@@ -131,7 +129,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   };
 
   // Retired generations' tables dropped and rebuilt ones' FTS5 tables merged, in slices, off the rebuild's path.
-  const upkeep = createUpkeep(db);
+  const upkeep = createUpkeep(db, options.walBound);
   const dropLater = upkeep.drop;
   const mergeRebuilt = (r: RebuildResult): RebuildResult => {
     upkeep.merge(projection(r.projection), r.generation);
