@@ -1,5 +1,6 @@
 import type { EventLog } from '../events/log/event-log.js';
-import { applyVectorPage, emptyGeneration, vectorDigest, type VectorGeneration, type VectorSource } from '../projections/vectors/apply.js';
+import { applyVectorPage, emptyGeneration, type VectorGeneration, type VectorSource } from '../projections/vectors/apply.js';
+import { vectorDigest } from '../projections/vectors/generation-snapshot.js';
 import { memoryVectorFeed, type VectorFeed } from '../projections/vectors/feed.js';
 import type { VectorHit } from '../projections/vectors/flat-index.js';
 

@@ -1,5 +1,6 @@
 import type { EventLog } from '../events/log/event-log.js';
-import { applyVectorPage, emptyGeneration, vectorDigest, type VectorSource } from '../projections/vectors/apply.js';
+import { applyVectorPage, emptyGeneration, type VectorSource } from '../projections/vectors/apply.js';
+import { vectorDigest } from '../projections/vectors/generation-snapshot.js';
 import type { VectorFeed } from '../projections/vectors/feed.js';
 import type { ProjectionCheck } from './verify.js';
 

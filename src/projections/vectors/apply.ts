@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../../events/log/event-log.js';
 import type { VectorChange, VectorFeed } from './feed.js';
 import type { ApproximateSettings } from './approximate-index.js';
 import { createFlatIndex, type FlatIndex } from './flat-index.js';
 import { stageIndexWrites, type IndexWrites } from './staged-index.js';
-import type { OpenedSnapshot, Snapshot } from './snapshot.js';
-import type { FileSnapshot } from './snapshot-async.js';
+import type { OpenedSnapshot } from './snapshot.js';
 
 /** Where vectors come from: the content-addressed embedding cache the engine filled before appending. */
 export interface VectorSource {
@@ -207,43 +205,4 @@ export function applyVectorPage(gen: VectorGeneration, page: readonly RecordedEv
 function applyEvent(gen: VectorGeneration, event: RecordedEvent, feed: VectorFeed, target: PageTarget, changes = feed.changes(event)): void {
   for (const change of changes) applyChange(gen, change, target);
   gen.checkpoint = event.globalPosition;
-}
-
-/** Items owned by another id, in the map's order: sorted only for the digest (at 400k entries a sort held the event loop 100 ms). */
-const ownedElsewhere = (gen: VectorGeneration): [string, string][] => [...gen.ownerOf].filter(([id, owner]) => id !== owner);
-const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * The generation as a snapshot, as of now. With `indexFile`, an index changed since restored is written
- * there by faiss on its thread (the snapshot names the file; `written` says when it is complete; adds
- * asked for later are made after it): on the event loop that was a rebuild's longest step (issue 17).
- */
-export function toSnapshot(gen: VectorGeneration, source: VectorSource, indexFile?: string): Snapshot | FileSnapshot {
-  const owners = ownedElsewhere(gen);
-  const header = {
-    generation: gen.generation,
-    checkpoint: gen.checkpoint.toString(),
-    fingerprint: source.fingerprint,
-    dimension: gen.index.dimension,
-    // A copy: the index's own list grows with the next page, which may come before the header is written.
-    ids: gen.index.ids().slice(),
-    pending: [...gen.pending.entries()],
-    ...(owners.length > 0 ? { owners } : {}),
-  };
-  const untouched = gen.index.untouched();
-  if (untouched || indexFile === undefined) return { header, index: untouched ?? gen.index.toBuffer() };
-  return { header, indexFile, written: gen.index.writeTo(indexFile) };
-}
-
-/** Canonical: ids sorted, each with its vector's bytes, then the pending ids, then owners other than the item itself. */
-export function vectorDigest(gen: VectorGeneration): string {
-  const hash = createHash('sha256');
-  const entries = gen.index.entries().sort((a, b) => byKey(a.id, b.id));
-  for (const { id, vector } of entries) hash.update(`${id}\n`).update(Buffer.from(vector.buffer));
-  hash.update('pending\n');
-  for (const [id, key] of [...gen.pending.entries()].sort()) hash.update(`${id} ${key}\n`);
-  const owners = ownedElsewhere(gen).sort(([a], [b]) => byKey(a, b));
-  if (owners.length > 0) hash.update('owners\n');
-  for (const [id, owner] of owners) hash.update(`${id} ${owner}\n`);
-  return hash.digest('hex');
 }
