@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,25 +53,6 @@ describe('the checkpoint thread', () => {
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2_000);
     await checkpoints?.close();
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(inThreadPages);
-  });
-
-  it.runIf(process.platform === 'linux')('given a checkpoint made, then its thread runs at nice 10 and the event loop\'s thread keeps its priority', async () => {
-    // The nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat).
-    const niceOf = (): Map<number, number> =>
-      new Map(readdirSync('/proc/self/task').map((tid) => {
-        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        return [Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
-      }));
-    const before = niceOf();
-    const { db } = open();
-    const checkpoints = createCheckpointer(db, { thresholdBytes: 256 * 1024, intervalMs: 10 });
-    fill(db, 2_000);
-    await until(() => (checkpoints?.count() ?? 0) > 0);
-    const after = niceOf();
-    const started = [...after].filter(([tid]) => !before.has(tid));
-    expect(started.some(([, nice]) => nice === 10)).toBe(true);
-    expect(after.get(process.pid)).toBe(before.get(process.pid));
-    await checkpoints?.close();
   });
 
   it('given a WAL under the threshold, then the thread is never started and nothing is checkpointed', async () => {

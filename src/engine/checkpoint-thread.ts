@@ -1,10 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../events/log/sqlite-database.js';
-import { runInBackground } from '../events/thread-script.js';
 
 // Runs in a worker thread: the store's WAL checkpoints, on a connection of its own, so that the
 // engine's thread neither copies the pages nor waits for their fsync (ADR 32).
-runInBackground();
 const db = openDatabase((workerData as { path: string }).path);
 
 parentPort?.on('message', () => {

@@ -1,9 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { digestFromFile, type DigestPlan } from './digest.js';
-import { runInBackground } from '../events/thread-script.js';
 
 // Runs in a worker thread: one generation's digest, read and hashed off the event loop (issue 17).
-runInBackground();
 try {
   const { digest, position } = digestFromFile(workerData as DigestPlan);
   parentPort?.postMessage({ ok: true, digest, position: position.toString() });
