@@ -62,7 +62,7 @@ export async function createMemoryEngine(config: Config, options: EngineOptions 
   /*
    * The WAL's bound holds a replay's pages only while recalls are being served (ADR 32): under a
    * 100k rebuild it took the event loop's longest pause from 598 to 60-100 ms, but a replay it holds
-   * runs 15-60% longer, so with nobody recalling (the last recall 2 s ago) a rebuild runs unheld.
+   * runs 15-70% longer, so with nobody recalling (the last recall 2 s ago) a rebuild runs unheld.
    */
   let recalledAt = -Infinity;
   const serving = (): boolean => performance.now() - recalledAt < 2000;
