@@ -2,7 +2,7 @@ import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { withoutFsync } from '../events/log/durability.js';
 import { generationTable } from './generations.js';
 import type { Projection } from './projection.js';
-import { turn } from './turns.js';
+import { sliceBudgetMs, turn } from './turns.js';
 
 const fts5Shadows = ['data', 'idx', 'content', 'docsize'];
 
@@ -30,7 +30,7 @@ function dataTables(db: SqliteDatabase, table: string): { name: string; shadow: 
  * that in its defensive mode, lifted only for the slice): deleting through the FTS5 table would
  * tokenize every row again.
  */
-export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly string[], budgetMs = 8, pause: () => Promise<void> = turn): Promise<void> {
+export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly string[], budgetMs = sliceBudgetMs, pause: () => Promise<void> = turn): Promise<void> {
   for (const table of tables) {
     for (const target of dataTables(db, table)) {
       const sql = `DELETE FROM ${target.name} WHERE ${target.key} IN (SELECT ${target.columns} FROM ${target.name} LIMIT ?)`;
@@ -66,7 +66,7 @@ export async function dropTablesInSlices(db: SqliteDatabase, tables: readonly st
 
 /** Drops a generation's tables in slices; `pause` runs between them. */
 export function dropGenerationInSlices(db: SqliteDatabase, projection: Projection, generation: number, pause: () => Promise<void> = turn): Promise<void> {
-  return dropTablesInSlices(db, projection.tables.map((t) => generationTable(t.name, generation)), 8, pause);
+  return dropTablesInSlices(db, projection.tables.map((t) => generationTable(t.name, generation)), sliceBudgetMs, pause);
 }
 
 /** Retired generations whose tables are still there (a process stopped while it dropped them). */

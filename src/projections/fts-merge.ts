@@ -2,7 +2,7 @@ import { withoutFsync } from '../events/log/durability.js';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { generationTable } from './generations.js';
 import type { Projection } from './projection.js';
-import { turn } from './turns.js';
+import { sliceBudgetMs, turn } from './turns.js';
 
 /** A generation's FTS5 tables, by their physical names. */
 export function ftsTablesOf(db: SqliteDatabase, projection: Projection, generation: number): string[] {
@@ -17,7 +17,7 @@ export function ftsTablesOf(db: SqliteDatabase, projection: Projection, generati
  * memories); each query looks a term up in every one of them. Merged, a recall's two FTS5 searches
  * cost 11% (BM25) and 21% (trigram) less, with the same rows and scores.
  */
-export async function mergeSegmentsInSlices(db: SqliteDatabase, table: string, budgetMs = 8, pause: () => Promise<void> = turn): Promise<void> {
+export async function mergeSegmentsInSlices(db: SqliteDatabase, table: string, budgetMs = sliceBudgetMs, pause: () => Promise<void> = turn): Promise<void> {
   const merge = db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
   const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
   let pages = 16;

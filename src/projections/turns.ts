@@ -18,6 +18,9 @@ export const cpuMs = (): number => {
  */
 export const passShareMs = 10;
 
+/** The wall time of one slice of after-the-fact work (a drop, an FTS5 merge) between turns of the loop. */
+export const sliceBudgetMs = 8;
+
 let spent = 0;
 // When the slice granted last began; null when none is open. Granting one at a time matters: the
 // waiters a pass wakes all check the budget before the first of them has run its slice.

@@ -2,7 +2,7 @@ import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { dropGenerationInSlices } from './drop.js';
 import { ftsTablesOf, mergeSegmentsInSlices } from './fts-merge.js';
 import type { Projection } from './projection.js';
-import { turn } from './turns.js';
+import { sliceBudgetMs, turn } from './turns.js';
 
 /**
  * A projection runner's work after the fact, one task after another in slices: retired
@@ -25,7 +25,7 @@ export function createUpkeep(db: SqliteDatabase, walBound?: (patienceMs?: number
     drop: (p: Projection, generation: number): void => later(() => dropGenerationInSlices(db, p, generation, pause)),
     merge: (p: Projection, generation: number): void =>
       later(async () => {
-        for (const table of ftsTablesOf(db, p, generation)) await mergeSegmentsInSlices(db, table, 8, pause).catch(() => undefined);
+        for (const table of ftsTablesOf(db, p, generation)) await mergeSegmentsInSlices(db, table, sliceBudgetMs, pause).catch(() => undefined);
       }),
     /** Resolves once every task queued so far is done. */
     idle: (): Promise<void> => queue,
