@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
 import type { SqliteDatabase } from '../events/log/sqlite-database.js';
 import { engineThreadScript } from './thread-script.js';
+import { walIndexReader, type WalFrames } from './wal-index.js';
 
 // Loaded when the WAL first needs a checkpoint: a CLI call that writes little never starts a thread (ADR 26).
 const lazyRequire = createRequire(import.meta.url);
@@ -45,11 +46,10 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
   let done: (() => void) | null = null;
   let stopped = false;
   let checkpoints = 0;
-  // The WAL's frames when the last checkpoint began. One that copied them all beside a replay's writes
-  // does not start the WAL over: the replay wrote more meanwhile, and only a write that finds every
-  // frame copied does.
-  let walFrames = 0;
-  let lastComplete = false;
+  // The WAL's frames as of the thread's last checkpoint, for when the wal-index cannot be read.
+  let reported: WalFrames = { frames: 0, copied: 0 };
+  const walIndex = walIndexReader(db.name);
+  const walNow = (): WalFrames => walIndex.read() ?? reported;
   const restartFrames = Math.ceil((options.restartBytes ?? 64 * 1024 * 1024) / (db.pragma('page_size', { simple: true }) as number));
   const finish = (): void => {
     const resolve = done;
@@ -71,8 +71,7 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
     w.on('message', (answer: { ok: boolean; log?: number; checkpointed?: number }) => {
       if (answer.ok) {
         checkpoints += 1;
-        walFrames = answer.log ?? 0;
-        lastComplete = answer.log === answer.checkpointed;
+        reported = { frames: answer.log ?? 0, copied: answer.checkpointed ?? 0 };
       } else fail();
       finish();
     });
@@ -110,14 +109,17 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
      */
     async bounded(patienceMs = 0): Promise<void> {
       const until = performance.now() + patienceMs;
-      while (!stopped && walFrames >= restartFrames) {
+      // Every frame copied: the next write starts the WAL over.
+      const held = (): boolean => {
+        const wal = walNow();
+        return !stopped && wal.frames >= restartFrames && wal.copied < wal.frames;
+      };
+      while (held()) {
         await running;
         check(true);
         await running;
-        // Every frame copied while the caller waited: its next write starts the WAL over.
-        if (lastComplete) walFrames = 0;
-        else if (performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-        else return;
+        if (!held() || performance.now() >= until) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
     /** Checkpoints the thread completed (tests, status). */
@@ -130,6 +132,7 @@ export function createCheckpointer(db: SqliteDatabase, options: CheckpointerOpti
       const w = worker;
       worker = null;
       await w?.terminate();
+      walIndex.close();
       if (db.open) db.pragma(`wal_autocheckpoint = ${inThreadPages}`);
     },
   };
