@@ -32,7 +32,7 @@ function steadyWrites(head: bigint, persistEvery: number) {
     headNow: async () => at,
     liveIdle: async () => undefined,
     switchTo: (gen) => { live = gen; return gen.generation; },
-    remove: () => undefined,
+    remove: async () => undefined,
   };
   return { ctx, persisted, live: () => live, head: () => at, persistEvery };
 }

@@ -1,4 +1,5 @@
 import { copyFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { EventBody } from '../../commands/decider.js';
 import { ValidationError } from '../../events/errors.js';
 import type { EventLog } from '../../events/log/event-log.js';
@@ -69,8 +70,9 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
     for (const m of older) {
       if (Date.parse(m.takenAt) > now.getTime() - deps.keepDays * dayMs) continue;
       const paths = backupPaths(dir, m.backupId);
-      rmSync(paths.db, { force: true });
-      rmSync(paths.manifest, { force: true });
+      // On libuv's threads: deleting a backup the size of the log frees its extents in the calling thread (snapshot.ts).
+      await rm(paths.db, { force: true });
+      await rm(paths.manifest, { force: true });
       await record({ type: 'BackupRemoved', schemaVersion: 1, data: { backupId: m.backupId, reason: `older than ${deps.keepDays} days` } });
       removed.push(m.backupId);
     }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { parseLists, parseSummary, SnapshotDamagedError, splitHeader, type SnapshotHeader, type SnapshotLists, type SnapshotSummary } from './snapshot-header.js';
 import { readLegacy, type LegacySnapshot } from './snapshot-legacy.js';
 import { digestBytes, digestOf, lengthsBytes, magic, trailerBytes, type Snapshot } from './snapshot-write.js';
@@ -181,10 +182,13 @@ export function readSnapshot(path: string, generation?: number): Snapshot | unde
   return { header: { ...rest, ...opened.lists() }, index, ...(opened.legacy ? { legacy: true as const } : {}) };
 }
 
-export function removeSnapshot(path: string): void {
-  rmSync(path, { force: true });
-  rmSync(`${path}.tmp`, { force: true });
-  rmSync(indexFileOf(path), { force: true });
+/**
+ * Deletes a snapshot's files on libuv's threads: deleting a file frees its extents in the calling
+ * thread, 300 ms for 1.5 GB on this machine's disk (mounted with online discard), 100 MB a vector
+ * index at 100k memories, a GB at 1M, after every rebuild's switch (issue 17's event loop).
+ */
+export async function removeSnapshot(path: string): Promise<void> {
+  await Promise.all([path, `${path}.tmp`, indexFileOf(path)].map((file) => rm(file, { force: true })));
 }
 
 /** The file faiss writes a snapshot's index to, while the snapshot is written (snapshot-async.ts). */

@@ -44,7 +44,7 @@ export interface VectorRebuildContext {
   /** Waits for the live catch-up in flight; after it, `switchTo` runs with no await in between. */
   readonly liveIdle: () => Promise<void>;
   readonly switchTo: (gen: VectorGeneration) => number;
-  readonly remove: (generation: number) => void;
+  readonly remove: (generation: number) => Promise<void>;
 }
 
 export const failureRatio = (gen: VectorGeneration): number => {
@@ -64,7 +64,8 @@ export interface VectorShadow {
 /** A shadow given up: marked failed, its files removed. */
 function discard(ctx: VectorRebuildContext, row: Generation): void {
   ctx.db.transaction(() => ctx.generations.setStatus(row, 'failed')).immediate();
-  ctx.remove(row.generation);
+  // Not waited for: the generation is failed already, and its files are never read again.
+  ctx.remove(row.generation).catch(() => undefined);
 }
 
 /** The shadow a killed rebuild left (unless `fresh`), or a new one. */
@@ -164,7 +165,7 @@ export async function completeVectorShadow(ctx: VectorRebuildContext, shadow: Ve
       return ctx.switchTo(gen);
     }).immediate();
     if (written !== gen.checkpoint) await ctx.persist(gen);
-    if (previous !== gen.generation) ctx.remove(previous);
+    if (previous !== gen.generation) await ctx.remove(previous);
     return result('completed');
   }
 }
