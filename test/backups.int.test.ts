@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keptTables, backupPaths } from '../src/engine/backups/files.js';
+import { copyLog, copyLogOffTheLoop } from '../src/engine/backups/copy-log.js';
+import { openDatabase } from '../src/events/log/sqlite-database.js';
 import type { MemoryEngine } from '../src/engine/engine.js';
 import { dayMs, digests, manualEnvironment, openLifecycleEngine, removeStore } from './support/lifecycle.js';
 
@@ -46,6 +48,30 @@ describe('managed backups', () => {
     await expect(engine.backups.verify(m.backupId)).rejects.toThrow(/sha256 differs/);
     const taken = (await engine.log.readStream('system-backups')).find((e) => e.type === 'BackupTaken');
     expect(taken?.data).toMatchObject({ backupId: m.backupId, managed: true, contents: 'log', verified: true, reason: 'manual' });
+  });
+
+  it('copy the log on a thread of their own: the event loop turns during the copy, which holds what a copy on this thread holds', async () => {
+    for (let i = 0; i < 20; i += 1) await engine.writeMemory({ text: `Note ${i} about the garden`, userId: 'alice' });
+    const [here, there] = [join(dir, 'here.db'), join(dir, 'there.db')];
+    const store = openDatabase(join(dir, 'livingmemory.db'));
+    copyLog(store, here);
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    await copyLogOffTheLoop(store, there);
+    store.close();
+    clearInterval(ticking);
+    // A copy on this thread would have ended before any timer ran.
+    expect(turns).toBeGreaterThan(0);
+    const rows = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return keptTables.filter((t) => tablesOf(path).includes(t)).map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get()]);
+      } finally {
+        db.close();
+      }
+    };
+    expect(tablesOf(there)).toEqual(tablesOf(here));
+    expect(rows(there)).toEqual(rows(here));
   });
 
   it('copy the schema version and the key counter: a key id erased before the backup is not given again after a restore', async () => {

@@ -3,16 +3,10 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmS
 import { join } from 'node:path';
 import { openReadOnly, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { verifyHashChain } from '../../events/log/verify-chain.js';
-import { markPageGaps } from '../page-gaps.js';
+import { copyLogOffTheLoop } from './copy-log.js';
 import { commitTemporary, writeThrough } from '../../replay/output/atomic.js';
 
-/**
- * The tables a managed backup keeps: the log, its keys, the store's secrets and meta, the
- * embedding cache (vectors, no text) and the remote erasures this node has applied (ids only). Everything else is a read model, rebuilt from the log on
- * restore, so an erasure never has plaintext to chase in a backup (ADR 29). A table added later
- * that is not derived from the log must be named here.
- */
-export const keptTables: readonly string[] = ['events', 'streams', 'sealed_keys', 'sealed_keys_head', 'subject_keys', 'store_secrets', 'store_meta', 'embedding_cache', 'erasures_applied'];
+export { keptTables } from './copy-log.js';
 
 /** What `<id>.json` says about `<id>.db`. */
 export interface BackupManifest {
@@ -54,39 +48,6 @@ export async function fileDigest(path: string): Promise<{ bytes: number; sha256:
 }
 
 /**
- * Copies the kept tables of the open store into a new file at `path`, in one read transaction (one
- * snapshot of the log): their schema as sqlite_master has it (indexes too), their rows, their
- * AUTOINCREMENT counters (a key id is never reused, even after a restore) and the schema version.
- * Read models are never copied, so nothing is dropped afterwards and no VACUUM rewrites the copy
- * (issue 17: the backup before an erasure cost two copies of the whole store and a VACUUM).
- */
-function copyLog(db: SqliteDatabase, path: string): void {
-  db.prepare('ATTACH DATABASE ? AS backup').run(path);
-  try {
-    db.pragma('backup.journal_mode = DELETE');
-    db.pragma('backup.secure_delete = ON');
-    db.transaction(() => {
-      const schema = db
-        .prepare(`SELECT type, name, tbl_name AS tableName, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND type IN ('table', 'index') ORDER BY type = 'index'`)
-        .all() as { type: string; name: string; tableName: string; sql: string }[];
-      const kept = schema.filter((entry) => keptTables.includes(entry.tableName));
-      for (const entry of kept) db.exec(entry.sql.replace(/^CREATE (TABLE|UNIQUE INDEX|INDEX) /i, (m) => `${m}backup.`));
-      for (const entry of kept) if (entry.type === 'table') db.exec(`INSERT INTO backup."${entry.name}" SELECT * FROM main."${entry.name}"`);
-      const counters = db.prepare(`SELECT 1 FROM main.sqlite_master WHERE name = 'sqlite_sequence'`).get() !== undefined;
-      if (counters && db.prepare(`SELECT 1 FROM backup.sqlite_master WHERE name = 'sqlite_sequence'`).get() !== undefined) {
-        db.exec('DELETE FROM backup.sqlite_sequence');
-        db.exec(`INSERT INTO backup.sqlite_sequence (name, seq) SELECT name, seq FROM main.sqlite_sequence WHERE name IN (SELECT value FROM json_each('${JSON.stringify(keptTables)}'))`);
-      }
-      db.pragma(`backup.user_version = ${Number(db.pragma('main.user_version', { simple: true }))}`);
-      // A new file: clean if this SQLite zeroes page gaps, whatever the store's own mark says.
-      markPageGaps(db, true, 'backup');
-    })();
-  } finally {
-    db.exec('DETACH DATABASE backup');
-  }
-}
-
-/**
  * Writes a managed backup of the open store: SQLite's online copy, reduced to the log, checked
  * (opened, hash chain walked, head reached), hashed, then renamed into place with its manifest.
  * A copy that fails its check is deleted and the error names why; nothing half-written remains.
@@ -100,7 +61,7 @@ export async function writeManagedBackup(
   const tmp = `${paths.db}.partial`;
   mkdirSync(dir, { recursive: true });
   try {
-    copyLog(db, tmp);
+    await copyLogOffTheLoop(db, tmp);
     // Its links prove the copy holds the log's rows; each row's decoding is checked before a restore (verify).
     const { chainHeadHash } = await checkBackup(tmp, BigInt(info.position), { decode: false });
     const manifest: BackupManifest = {
