@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keptTables, backupPaths } from '../src/engine/backups/files.js';
 import { copyLog, copyLogOffTheLoop } from '../src/engine/backups/copy-log.js';
+import { offTheLoop } from '../src/engine/backups/off-the-loop.js';
+import { liveCacheKeys, shredBackup } from '../src/engine/backups/shred-backup.js';
 import { openDatabase } from '../src/events/log/sqlite-database.js';
 import type { MemoryEngine } from '../src/engine/engine.js';
 import { dayMs, digests, manualEnvironment, openLifecycleEngine, removeStore } from './support/lifecycle.js';
@@ -163,6 +165,35 @@ describe('managed backups', () => {
     const texts = engine.documents.list().map((d) => [d.text, d.status]);
     expect(texts).toContainEqual(['Bob likes chess', 'active']);
     expect(texts.find(([t]) => String(t).includes('under the mat'))).toBeUndefined();
+  });
+
+  it('shred a backup on a thread of their own, with what a shred on this thread destroys', async () => {
+    await engine.writeMemory({ text: 'Alice secret: the key is under the mat', userId: 'alice' });
+    await engine.writeMemory({ text: 'Bob likes chess', userId: 'bob' });
+    const m = await engine.backups.take('manual');
+    const [here, there] = [join(dir, 'here.db'), join(dir, 'there.db')];
+    for (const path of [here, there]) copyFileSync(backupPaths(engine.backups.dir, m.backupId).db, path);
+    // Alice's key and her text's cached vector leave the live store (and the managed backups); the copies still hold both.
+    await engine.eraseSubject({ kind: 'user', id: 'alice', reason: 'asked' });
+    const subject = { kind: 'user', id: 'alice' };
+    const file = join(dir, 'livingmemory.db');
+    const store = openDatabase(file);
+    const onThisThread = shredBackup(liveCacheKeys(store), here, subject);
+    const onTheThread = await offTheLoop(store, { job: 'shred', store: file, path: there, subject }, () => {
+      throw new Error('the shred ran on the event loop\'s thread');
+    });
+    store.close();
+    expect(onThisThread).toBe(1);
+    expect(onTheThread).toBe(onThisThread);
+    const left = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return [db.prepare('SELECT kind, subject_id FROM subject_keys ORDER BY 1, 2').all(), db.prepare('SELECT fingerprint, content_hash FROM embedding_cache ORDER BY 1, 2').all()];
+      } finally {
+        db.close();
+      }
+    };
+    expect(left(there)).toEqual(left(here));
   });
 
   it('an import backs up first; a bad file changes nothing, not even a backup', async () => {

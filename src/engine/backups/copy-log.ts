@@ -1,10 +1,6 @@
-import { createRequire } from 'node:module';
 import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
-import { threadScript } from '../../events/thread-script.js';
 import { markPageGaps } from '../page-gaps.js';
-
-// worker_threads is loaded at the first backup: a command that takes none never loads it (ADR 26).
-const lazyRequire = createRequire(import.meta.url);
+import { offTheLoop } from './off-the-loop.js';
 
 /**
  * The tables a managed backup keeps: the log, its keys, the store's secrets and meta, the
@@ -47,27 +43,9 @@ export function copyLog(db: SqliteDatabase, path: string): void {
   }
 }
 
-/**
- * `copyLog` on a thread of its own, with its own connection to the store's file (one read snapshot
- * of the log, as on this one): at 10k memories the copy held the event loop for 735 ms in one step,
- * seconds at 100k, before every erasure (issue 17). On this thread when no thread script is built or
- * the store has no file another connection could open.
- */
-export async function copyLogOffTheLoop(db: SqliteDatabase, path: string): Promise<void> {
-  const script = db.memory ? null : threadScript(import.meta.url, 'copy-log-thread.js');
-  if (!script) return copyLog(db, path);
-  const { Worker } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
-  const worker = new Worker(script, { workerData: { store: db.name, path } });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      worker.once('message', (m: { ok: true } | { ok: false; message: string }) => (m.ok ? resolve() : reject(new Error(m.message))));
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the backup's copy thread stopped (exit ${code})`)));
-    });
-  } finally {
-    void worker.terminate();
-  }
-}
+/** `copyLog` on a backup thread (off-the-loop.ts), with its own connection: one read snapshot of the log, as on this one. */
+export const copyLogOffTheLoop = (db: SqliteDatabase, path: string): Promise<void> =>
+  offTheLoop(db, { job: 'copy', store: db.name, path }, () => copyLog(db, path));
 
 /** The thread's side: the copy on a connection of its own. */
 export function copyLogOfFile(store: string, path: string): void {

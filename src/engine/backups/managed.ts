@@ -3,11 +3,12 @@ import { rm } from 'node:fs/promises';
 import type { EventBody } from '../../commands/decider.js';
 import { ValidationError } from '../../events/errors.js';
 import type { EventLog } from '../../events/log/event-log.js';
-import { openDatabase, type SqliteDatabase } from '../../events/log/sqlite-database.js';
+import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { streams } from '../../events/streams.js';
 import type { Environment } from '../clock.js';
-import { scrubPageGaps } from '../page-gaps.js';
 import { recordEvent } from '../system-events.js';
+import { offTheLoop } from './off-the-loop.js';
+import { liveCacheKeys, shredBackup } from './shred-backup.js';
 import { backupPaths, BackupError, checkBackup, readManifests, removeUnfinished, sha256File, writeManagedBackup, writeManifest, type BackupManifest } from './files.js';
 
 export interface ManagedBackupsDeps {
@@ -97,26 +98,14 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
    */
   async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }): Promise<number> {
     removeUnfinished(dir);
-    const live = new Set(deps.db.prepare("SELECT fingerprint || ' ' || content_hash FROM embedding_cache").pluck().all() as string[]);
+    // Read once here only when the shred runs on this thread; a backup thread reads it itself.
+    let live: Set<string> | null = null;
     let shredded = 0;
     for (const m of readManifests(dir)) {
       const paths = backupPaths(dir, m.backupId);
-      const copy = openDatabase(paths.db, { synchronous: 'FULL' });
-      let keysDestroyed = 0;
-      try {
-        copy.pragma('secure_delete = ON');
-        // A node of a shared log keeps its keys there (ADR 27): its file has no keystore.
-        const keystore = copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'subject_keys'").get() !== undefined;
-        if (keystore) keysDestroyed = copy.prepare('DELETE FROM subject_keys WHERE kind = ? AND subject_id = ?').run(subject.kind, subject.id).changes;
-        const rows = copy.prepare('SELECT fingerprint, content_hash AS hash FROM embedding_cache').all() as { fingerprint: string; hash: string }[];
-        const drop = copy.prepare('DELETE FROM embedding_cache WHERE fingerprint = ? AND content_hash = ?');
-        copy.transaction(() => rows.filter((r) => !live.has(`${r.fingerprint} ${r.hash}`)).forEach((r) => drop.run(r.fingerprint, r.hash)))();
-        scrubPageGaps(copy);
-        copy.pragma('wal_checkpoint(TRUNCATE)');
-        copy.pragma('journal_mode = DELETE');
-      } finally {
-        copy.close();
-      }
+      const keysDestroyed = await offTheLoop(deps.db, { job: 'shred', store: deps.db.name, path: paths.db, subject }, () =>
+        shredBackup((live ??= liveCacheKeys(deps.db)), paths.db, subject),
+      );
       const sha256 = await sha256File(paths.db);
       await writeManifest(paths.manifest, { ...m, sha256, bytes: statSync(paths.db).size });
       await record({ type: 'BackupShredded', schemaVersion: 1, data: { backupId: m.backupId, subject, keysDestroyed, sha256 } });
