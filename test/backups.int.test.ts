@@ -179,7 +179,7 @@ describe('managed backups', () => {
     const file = join(dir, 'livingmemory.db');
     const store = openDatabase(file);
     const onThisThread = shredBackup(liveCacheKeys(store), here, subject);
-    const onTheThread = await offTheLoop(store, { job: 'shred', store: file, path: there, subject }, () => {
+    const [onTheThread] = await offTheLoop(store, { job: 'shred', store: file, paths: [there], subject }, (): number[] => {
       throw new Error('the shred ran on the event loop\'s thread');
     });
     store.close();

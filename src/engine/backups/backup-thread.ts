@@ -1,15 +1,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { copyLogOfFile } from './copy-log.js';
-import { shredBackupOfFile } from './shred-backup.js';
+import { shredBackupsOfFile } from './shred-backup.js';
 
 export type BackupJob =
   | { readonly job: 'copy'; readonly store: string; readonly path: string }
-  | { readonly job: 'shred'; readonly store: string; readonly path: string; readonly subject: { readonly kind: string; readonly id: string } };
+  | { readonly job: 'shred'; readonly store: string; readonly paths: readonly string[]; readonly subject: { readonly kind: string; readonly id: string } };
 
 // Runs in a worker thread: a managed backup's copy or shred, off the event loop (issue 17).
 try {
   const job = workerData as BackupJob;
-  const value = job.job === 'copy' ? copyLogOfFile(job.store, job.path) : shredBackupOfFile(job.store, job.path, job.subject);
+  const value = job.job === 'copy' ? copyLogOfFile(job.store, job.path) : shredBackupsOfFile(job.store, job.paths, job.subject);
   parentPort?.postMessage({ ok: true, value });
 } catch (error) {
   parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) });

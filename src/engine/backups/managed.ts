@@ -98,20 +98,20 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
    */
   async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }): Promise<number> {
     removeUnfinished(dir);
-    // Read once here only when the shred runs on this thread; a backup thread reads it itself.
-    let live: Set<string> | null = null;
-    let shredded = 0;
-    for (const m of readManifests(dir)) {
-      const paths = backupPaths(dir, m.backupId);
-      const keysDestroyed = await offTheLoop(deps.db, { job: 'shred', store: deps.db.name, path: paths.db, subject }, () =>
-        shredBackup((live ??= liveCacheKeys(deps.db)), paths.db, subject),
-      );
-      const sha256 = await sha256File(paths.db);
-      await writeManifest(paths.manifest, { ...m, sha256, bytes: statSync(paths.db).size });
-      await record({ type: 'BackupShredded', schemaVersion: 1, data: { backupId: m.backupId, subject, keysDestroyed, sha256 } });
-      shredded += 1;
+    const manifests = readManifests(dir);
+    const paths = manifests.map((m) => backupPaths(dir, m.backupId).db);
+    // All of them in one thread, which reads the live cache keys once (a thread a backup cost 0.1 s each at 10k).
+    const keysDestroyed = await offTheLoop(deps.db, { job: 'shred', store: deps.db.name, paths, subject }, () => {
+      const live = liveCacheKeys(deps.db);
+      return paths.map((path) => shredBackup(live, path, subject));
+    });
+    for (const [i, m] of manifests.entries()) {
+      const path = paths[i] as string;
+      const sha256 = await sha256File(path);
+      await writeManifest(backupPaths(dir, m.backupId).manifest, { ...m, sha256, bytes: statSync(path).size });
+      await record({ type: 'BackupShredded', schemaVersion: 1, data: { backupId: m.backupId, subject, keysDestroyed: keysDestroyed[i] ?? 0, sha256 } });
     }
-    return shredded;
+    return manifests.length;
   }
 
   return {

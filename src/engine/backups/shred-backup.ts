@@ -34,8 +34,8 @@ export function shredBackup(live: ReadonlySet<string>, path: string, subject: Sh
   }
 }
 
-/** The thread's side: the live cache read on a connection of its own to the store. */
-export function shredBackupOfFile(store: string, path: string, subject: ShreddedSubject): number {
+/** The thread's side: the live cache read once, on a connection of its own to the store, then each backup shredded. */
+export function shredBackupsOfFile(store: string, paths: readonly string[], subject: ShreddedSubject): number[] {
   const db = openReadOnly(store);
   let live: Set<string>;
   try {
@@ -43,5 +43,5 @@ export function shredBackupOfFile(store: string, path: string, subject: Shredded
   } finally {
     db.close();
   }
-  return shredBackup(live, path, subject);
+  return paths.map((path) => shredBackup(live, path, subject));
 }
