@@ -8,7 +8,7 @@ import { streams } from '../../events/streams.js';
 import type { Environment } from '../clock.js';
 import { recordEvent } from '../system-events.js';
 import { offTheLoop } from './off-the-loop.js';
-import { liveCacheKeys, shredBackup } from './shred-backup.js';
+import { liveCacheKeys, shredBackups } from './shred-backup.js';
 import { backupPaths, BackupError, checkBackup, readManifests, removeUnfinished, sha256File, writeManagedBackup, writeManifest, type BackupManifest } from './files.js';
 
 export interface ManagedBackupsDeps {
@@ -101,10 +101,7 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
     const manifests = readManifests(dir);
     const paths = manifests.map((m) => backupPaths(dir, m.backupId).db);
     // All of them in one thread, which reads the live cache keys once (a thread a backup cost 0.1 s each at 10k).
-    const keysDestroyed = await offTheLoop(deps.db, { job: 'shred', store: deps.db.name, paths, subject }, () => {
-      const live = liveCacheKeys(deps.db);
-      return paths.map((path) => shredBackup(live, path, subject));
-    });
+    const keysDestroyed = await offTheLoop(deps.db, { job: 'shred', store: deps.db.name, paths, subject }, () => shredBackups(liveCacheKeys(deps.db), paths, subject));
     for (const [i, m] of manifests.entries()) {
       const path = paths[i] as string;
       const sha256 = await sha256File(path);

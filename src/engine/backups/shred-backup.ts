@@ -34,6 +34,10 @@ export function shredBackup(live: ReadonlySet<string>, path: string, subject: Sh
   }
 }
 
+/** Every backup at `paths` shredded against one reading of the live cache keys; the keys destroyed in each. */
+export const shredBackups = (live: ReadonlySet<string>, paths: readonly string[], subject: ShreddedSubject): number[] =>
+  paths.map((path) => shredBackup(live, path, subject));
+
 /** The thread's side: the live cache read once, on a connection of its own to the store, then each backup shredded. */
 export function shredBackupsOfFile(store: string, paths: readonly string[], subject: ShreddedSubject): number[] {
   const db = openReadOnly(store);
@@ -43,5 +47,5 @@ export function shredBackupsOfFile(store: string, paths: readonly string[], subj
   } finally {
     db.close();
   }
-  return paths.map((path) => shredBackup(live, path, subject));
+  return shredBackups(live, paths, subject);
 }
