@@ -1,4 +1,5 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { answerOnce } from '../../events/one-shot-thread.js';
 import { copyLogOfFile } from './copy-log.js';
 import { shredBackupsOfFile } from './shred-backup.js';
 
@@ -7,10 +8,5 @@ export type BackupJob =
   | { readonly job: 'shred'; readonly store: string; readonly paths: readonly string[]; readonly subject: { readonly kind: string; readonly id: string } };
 
 // Runs in a worker thread: a managed backup's copy or shred, off the event loop (issue 17).
-try {
-  const job = workerData as BackupJob;
-  const value = job.job === 'copy' ? copyLogOfFile(job.store, job.path) : shredBackupsOfFile(job.store, job.paths, job.subject);
-  parentPort?.postMessage({ ok: true, value });
-} catch (error) {
-  parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) });
-}
+const job = workerData as BackupJob;
+answerOnce(() => (job.job === 'copy' ? copyLogOfFile(job.store, job.path) : shredBackupsOfFile(job.store, job.paths, job.subject)));

@@ -99,13 +99,14 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
   async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }): Promise<number> {
     removeUnfinished(dir);
     const manifests = readManifests(dir);
-    const paths = manifests.map((m) => backupPaths(dir, m.backupId).db);
+    const files = manifests.map((m) => backupPaths(dir, m.backupId));
+    const paths = files.map((f) => f.db);
     // All of them in one thread, which reads the live cache keys once (a thread a backup cost 0.1 s each at 10k).
     const keysDestroyed = await offTheLoop(deps.db, { job: 'shred', store: deps.db.name, paths, subject }, () => shredBackups(liveCacheKeys(deps.db), paths, subject));
     for (const [i, m] of manifests.entries()) {
-      const path = paths[i] as string;
+      const { db: path, manifest } = files[i] as ReturnType<typeof backupPaths>;
       const sha256 = await sha256File(path);
-      await writeManifest(backupPaths(dir, m.backupId).manifest, { ...m, sha256, bytes: statSync(path).size });
+      await writeManifest(manifest, { ...m, sha256, bytes: statSync(path).size });
       await record({ type: 'BackupShredded', schemaVersion: 1, data: { backupId: m.backupId, subject, keysDestroyed: keysDestroyed[i] ?? 0, sha256 } });
     }
     return manifests.length;

@@ -1,10 +1,7 @@
-import { createRequire } from 'node:module';
 import type { SqliteDatabase } from '../../events/log/sqlite-database.js';
+import { onThreadOnce } from '../../events/one-shot-thread.js';
 import { threadScript } from '../../events/thread-script.js';
 import type { BackupJob } from './backup-thread.js';
-
-// worker_threads is loaded at the first backup: a command that takes none never loads it (ADR 26).
-const lazyRequire = createRequire(import.meta.url);
 
 /**
  * A backup's whole-file work (the log's copy, a shred) on a thread with its own connections: on the
@@ -14,16 +11,5 @@ const lazyRequire = createRequire(import.meta.url);
  */
 export async function offTheLoop<T>(db: SqliteDatabase, job: BackupJob, here: () => T): Promise<T> {
   const script = db.memory ? null : threadScript(import.meta.url, 'backup-thread.js');
-  if (!script) return here();
-  const { Worker } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
-  const worker = new Worker(script, { workerData: job });
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      worker.once('message', (m: { ok: true; value: T } | { ok: false; message: string }) => (m.ok ? resolve(m.value) : reject(new Error(m.message))));
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the backup thread stopped (exit ${code})`)));
-    });
-  } finally {
-    void worker.terminate();
-  }
+  return script ? onThreadOnce<T>(script, job, { stopped: 'the backup thread' }) : here();
 }
