@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openReadOnly, type SqliteDatabase } from '../../events/log/sqlite-database.js';
 import { verifyHashChain } from '../../events/log/verify-chain.js';
@@ -101,11 +102,12 @@ export async function writeManifest(path: string, manifest: BackupManifest): Pro
  * Removes what a killed backup left in `dir`: a `.partial` copy (it may still hold read models in
  * clear) and a `.db` whose manifest was never written (not a backup, and never shredded).
  */
-export function removeUnfinished(dir: string): string[] {
+export async function removeUnfinished(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
   const names = new Set(readdirSync(dir));
   const left = [...names].filter((n) => n.endsWith('.db.partial') || (n.endsWith('.db') && !names.has(`${n.slice(0, -3)}.json`)));
-  left.forEach((n) => rmSync(join(dir, n), { force: true }));
+  // On libuv's threads, as every deletion of a file the size of the log (managed.ts's prune).
+  await Promise.all(left.map((n) => rm(join(dir, n), { force: true })));
   return left;
 }
 

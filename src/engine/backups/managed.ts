@@ -97,7 +97,7 @@ export function createManagedBackups(deps: ManagedBackupsDeps) {
    * (which might) is removed first. Idempotent.
    */
   async function shred(subject: { kind: 'user' | 'session' | 'persona'; id: string }): Promise<number> {
-    removeUnfinished(dir);
+    await removeUnfinished(dir);
     const manifests = readManifests(dir);
     const files = manifests.map((m) => backupPaths(dir, m.backupId));
     const paths = files.map((f) => f.db);
