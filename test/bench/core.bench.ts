@@ -34,8 +34,12 @@ import { benchDir, fileSystemOf, intArg, median, progress, rates, timed, type Ra
 type Written = EventOf<'MemoryWritten'>;
 /** An events row as the log stores it: stream_id, stream_revision, event_id, type, schema_version, data, metadata. */
 export type EventRow = [string, number, string, string, number, string, string];
-/** A documents row as the projection writes it: memory_id, text, metadata, last_position. */
-export type DocumentRow = [string, string, string, number];
+/**
+ * A memory's rows as the documents projection writes them: its documents row (memory_id, text,
+ * metadata without the vitals, last_position) and its memory_vitals row (status, created_at,
+ * importance, access_count, last_accessed_at).
+ */
+export type DocumentRow = [string, string, string, number, string, string, number, number, string | null];
 
 const batchSize = 1_000;
 const pageSize = 1_000;
@@ -43,6 +47,8 @@ const pageSize = 1_000;
 const insertEventSql = `INSERT INTO events (stream_id, stream_revision, event_id, type, schema_version, data, metadata)
   VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const insertDocumentSql = 'INSERT INTO documents_g1 (memory_id, text, metadata, last_position) VALUES (?, ?, ?, ?)';
+const insertVitalsSql =
+  'INSERT INTO memory_vitals_g1 (memory_id, status, created_at, importance, access_count, last_accessed_at) VALUES (?, ?, ?, ?, ?, ?)';
 
 // ---------------------------------------------------------------------------------------------
 // Data, generated before any timing.
@@ -90,7 +96,8 @@ export function eventRow(streamId: string, revision: number, e: Written): EventR
 
 /** The row exactly as documentsProjection writes it for a MemoryWritten. */
 export function documentRow(e: Written, position: number): DocumentRow {
-  return [e.data.memoryId, e.data.text, JSON.stringify(writtenMetadata(e)), position];
+  const { importance, accessCount, lastAccessedAt, ...stored } = writtenMetadata(e);
+  return [e.data.memoryId, e.data.text, JSON.stringify(stored), position, stored.status, stored.createdAt, importance, accessCount, lastAccessedAt];
 }
 
 const batchStream = (b: number) => `memory-batch-${b}`;
@@ -247,8 +254,12 @@ export async function rawDocuments(path: string, batches: readonly (readonly Doc
   const tx = bindGeneration(db, documentsProjection, 1);
   db.transaction(() => documentsProjection.init(tx)).immediate();
   const insert = db.prepare(insertDocumentSql);
+  const insertVitals = db.prepare(insertVitalsSql);
   const many = db.transaction((rows: readonly DocumentRow[]) => {
-    for (const r of rows) insert.run(...r);
+    for (const [memoryId, text, metadata, position, ...vitals] of rows) {
+      insert.run(memoryId, text, metadata, position);
+      insertVitals.run(memoryId, ...vitals);
+    }
   });
   const timing = await timed(() => {
     for (const batch of batches) many.immediate(batch);
