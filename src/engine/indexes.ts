@@ -96,7 +96,7 @@ export function openIndexes(options: IndexOptions) {
     appliedPosition(): bigint {
       // One query for the SQLite ones (every write asks, ADR 32): runner.status() reads three rows a projection.
       const live = new Map(liveCheckpoints.all().map((r) => [r.name, BigInt(r.checkpoint)]));
-      const checkpoints = [...engineProjections.map((p) => live.get(p.name) ?? 0n), vectors.status().checkpoint, graphVectors.status().checkpoint];
+      const checkpoints = [...engineProjections.map((p) => live.get(p.name) ?? 0n), vectors.checkpoint(), graphVectors.checkpoint()];
       return checkpoints.reduce((low, c) => (c < low ? c : low));
     },
     /**

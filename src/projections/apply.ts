@@ -18,11 +18,11 @@ export function createGenerationWriter(db: SqliteDatabase, store: GenerationStor
   const handles = new Set<string>(projection.handles);
   /** The page's events this generation has not applied yet, or null when it takes no more writes. */
   const pending = (page: readonly RecordedEvent[]): { fresh: readonly RecordedEvent[]; checkpoint: bigint } | null => {
-    const current = store.get(gen.name, gen.generation);
     // A generation retired by a rebuild's switch, failed, or stopped at an event takes no more writes.
-    if (!current || current.status === 'retired' || current.status === 'failed' || store.failure(gen.name, gen.generation)) return null;
+    const checkpoint = store.writableCheckpoint(gen.name, gen.generation);
+    if (checkpoint === undefined) return null;
     // A page may overlap what was applied already (two catch-ups racing): skip, never apply twice.
-    return { fresh: page.filter((e) => e.globalPosition > current.checkpoint), checkpoint: current.checkpoint };
+    return { fresh: page.filter((e) => e.globalPosition > checkpoint), checkpoint };
   };
   const applyPage = db.transaction((page: readonly RecordedEvent[]): bigint | null => {
     const todo = pending(page);

@@ -13,7 +13,8 @@ export function createDrain(log: EventLog, pageSize: number, pacer: Pacer, toget
     let active = writers.filter((w) => w.failure() === null);
     while (active.length > 0) {
       await beforePage?.();
-      const from = active.reduce((low, w) => (w.checkpoint() < low ? w.checkpoint() : low), active[0]?.checkpoint() ?? 0n) + 1n;
+      // Each writer's checkpoint is a query: read once a page.
+      const from = active.map((w) => w.checkpoint()).reduce((low, c) => (c < low ? c : low)) + 1n;
       const read = await pacer.read(log, from, pageSize, to);
       if ('corrupt' in read) {
         const { position, message } = read.corrupt;

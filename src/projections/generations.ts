@@ -73,6 +73,12 @@ export function createGenerationStore(db: SqliteDatabase) {
       'SELECT * FROM projection_generations WHERE name = ? AND status = ? ORDER BY generation DESC LIMIT 1',
     ),
     one: db.prepare<[string, number], Row>('SELECT * FROM projection_generations WHERE name = ? AND generation = ?'),
+    lives: db.prepare<[], Row>("SELECT * FROM projection_generations WHERE status = 'live'"),
+    // One query for what a page's apply checks first (the status, and no failure recorded).
+    writable: db.prepare<[string, number], { checkpoint: number }>(
+      `SELECT g.checkpoint FROM projection_generations g WHERE g.name = ? AND g.generation = ? AND g.status IN ('building', 'live')
+       AND NOT EXISTS (SELECT 1 FROM projection_failures f WHERE f.name = g.name AND f.generation = g.generation)`,
+    ),
     next: db.prepare<[string], { next: number }>(
       'SELECT coalesce(max(generation), 0) + 1 AS next FROM projection_generations WHERE name = ?',
     ),
@@ -106,6 +112,10 @@ export function createGenerationStore(db: SqliteDatabase) {
 
   return {
     live: (name: string) => toGeneration(stmt.find.get(name, 'live')),
+    /** The live generation of each name that has one, in one query. */
+    lives(): Map<string, Generation> {
+      return new Map(stmt.lives.all().map((row) => [row.name, toGeneration(row) as Generation]));
+    },
     /** The live generation's number, or undefined when there is none; cached between switches. */
     liveNumber(name: string): number | undefined {
       fresh();
@@ -130,6 +140,11 @@ export function createGenerationStore(db: SqliteDatabase) {
     markFailed(gen: Pick<Generation, 'name' | 'generation'>, position: bigint, error: string): void {
       clear(cache);
       stmt.fail.run(gen.name, gen.generation, Number(position), error.slice(0, 2000));
+    },
+    /** The checkpoint of a generation that still takes writes (building or live, not stopped at an event); undefined otherwise. */
+    writableCheckpoint: (name: string, generation: number): bigint | undefined => {
+      const row = stmt.writable.get(name, generation);
+      return row && BigInt(row.checkpoint);
     },
     building: (name: string) => toGeneration(stmt.find.get(name, 'building')),
     get: (name: string, generation: number) => toGeneration(stmt.one.get(name, generation)),

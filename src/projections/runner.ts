@@ -100,14 +100,18 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const catchUp = (names?: readonly string[], to?: bigint): Promise<void> =>
     serialized(async () => {
       const chosen = names ? names.map(projection) : projections;
-      let lives = chosen.map((p) => store.live(p.name));
+      const livesNow = () => {
+        const all = store.lives();
+        return chosen.map((p) => all.get(p.name));
+      };
+      let lives = livesNow();
       // A failed generation waits for an explicit rebuild (or start's repairs), not one per catch-up.
       const outdated = chosen.filter((p, i) => {
         const live = lives[i];
         return live && live.version !== p.version && !store.failure(p.name, live.generation);
       });
       for (const p of outdated) await rebuildForVersion(p);
-      if (outdated.length > 0) lives = chosen.map((p) => store.live(p.name));
+      if (outdated.length > 0) lives = livesNow();
       // At the head already (every CLI call on a current store): one query, and no writer is made.
       if (await allAtHead(chosen, lives)) return;
       // One read of each new page for every projection (a rebuilt one is at the head already).
