@@ -5,6 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, openReadOnly, type SqliteDatabase } from '../src/events/log/sqlite-database.js';
 import { createSqliteEventLog } from '../src/events/log/sqlite-event-log.js';
 import { WalSyncError, type FileSync } from '../src/events/log/wal-sync.js';
+import { ConcurrencyError } from '../src/events/errors.js';
+import { documentsProjection } from '../src/projections/documents.js';
+import { createProjectionRunner } from '../src/projections/runner.js';
 import { memoryEvents } from './support/events.js';
 
 // Given a store at synchronous=FULL, when the log appends, then the append is acknowledged only
@@ -115,3 +118,48 @@ describe('the log syncs its WAL off the event loop before acknowledging an appen
     expect(other.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 6 });
   });
 });
+
+// Given the same gated sync, when an append names `onCommitted`, then it is called once the events
+// are committed and readable, before the sync lets the append resolve: a write's read models apply
+// it meanwhile (write-path.ts), and what they build is lost, if ever, only with the append.
+describe('onCommitted: the events readable before the append is durable', () => {
+  it('is called with the events readable while the sync is held, for append and appendAll', async () => {
+    const { gate, log } = gatedLog();
+    const seen: bigint[][] = [];
+    const note = () => void log.readAll().then((page) => seen.push(page.map((e) => e.globalPosition)));
+    const one = log.append('memory-a', memoryEvents('a', 2), { onCommitted: note });
+    expect(await settledState(one)).toBe('pending');
+    expect(seen).toEqual([[1n, 2n]]);
+    gate.started[0]?.release();
+    await one;
+    const many = log.appendAll?.([{ streamId: 'memory-b', events: memoryEvents('b', 1) }, { streamId: 'memory-c', events: memoryEvents('c', 1) }], { onCommitted: note });
+    expect(await settledState(many as Promise<unknown>)).toBe('pending');
+    expect(seen[1]).toEqual([1n, 2n, 3n, 4n]);
+    gate.started[1]?.release();
+    expect((await many)?.map((r) => r.lastPosition)).toEqual([3n, 4n]);
+  });
+
+  it('is not called when the append is refused before its commit', async () => {
+    const { log } = gatedLog('NORMAL');
+    await log.append('memory-a', memoryEvents('a', 1));
+    let called = 0;
+    await expect(log.append('memory-a', memoryEvents('a', 1), { expectedRevision: 'no_stream', onCommitted: () => (called += 1) })).rejects.toThrow(ConcurrencyError);
+    expect(called).toBe(0);
+  });
+
+  it('lets a catch-up started there bring a read model to the head while the sync is held', async () => {
+    const { db, gate, log } = gatedLog();
+    const runner = createProjectionRunner({ db, log, projections: [documentsProjection] });
+    await runner.catchUp();
+    let caughtUp: Promise<void> | undefined;
+    const appending = log.append('memory-a', memoryEvents('a', 1), { onCommitted: () => void (caughtUp = runner.catchUp()) });
+    expect(await settledState(appending)).toBe('pending');
+    await caughtUp;
+    expect(runner.status()[0]?.checkpoint).toBe(1n);
+    expect(await settledState(appending)).toBe('pending');
+    gate.started[0]?.release();
+    await appending;
+    await runner.stop();
+  });
+});
+

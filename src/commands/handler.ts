@@ -11,15 +11,16 @@ export interface HandleResult<E extends DomainEvent> {
 
 /**
  * Loads the stream's state, decides, appends with the revision it read, and starts over when
- * another writer got there first.
+ * another writer got there first. `onCommitted` is the log's hook of the append that commits.
  */
 export async function handleCommand<C extends Command, E extends DomainEvent, S>(
   log: EventLog,
   decider: Decider<C, E, S>,
   streamId: string,
   command: C,
-  maxAttempts = 5,
+  options: { readonly maxAttempts?: number; readonly onCommitted?: () => void } = {},
 ): Promise<HandleResult<E>> {
+  const maxAttempts = options.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt += 1) {
     const recorded = await log.readStream(streamId);
     const state = recorded.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState());
@@ -28,7 +29,7 @@ export async function handleCommand<C extends Command, E extends DomainEvent, S>
     const events = stampEvents<E>(decider.decide(command, state), command.metadata);
     if (events.length === 0) return { events, nextExpectedRevision: last?.streamRevision ?? null, lastPosition: null };
     try {
-      const result = await log.append(streamId, events, { expectedRevision });
+      const result = await log.append(streamId, events, { expectedRevision, ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}) });
       return { events, ...result };
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt >= maxAttempts) throw error;

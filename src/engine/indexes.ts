@@ -92,6 +92,14 @@ export function openIndexes(options: IndexOptions) {
       await runner.catchUp();
       await Promise.all([vectors.catchUp(), graphVectors.catchUp()]);
     },
+    /**
+     * Starts a catch-up without waiting for it: what an append calls once its events are committed,
+     * so the read models apply them while the WAL syncs. Its errors are the next awaited catch-up's
+     * (catch-ups run one after another).
+     */
+    catchUpSoon(): void {
+      this.catchUp().catch(() => undefined);
+    },
     /** The lowest checkpoint of every read model: what this node has applied of the log. */
     appliedPosition(): bigint {
       // One query for the SQLite ones (every write asks, ADR 32): runner.status() reads three rows a projection.

@@ -22,7 +22,7 @@ export interface WriteBatchOptions {
 export interface BatchWriterDeps {
   readonly log: EventLog;
   readonly env: Environment;
-  readonly indexes: Pick<Indexes, 'documents' | 'atoms' | 'catchUp'>;
+  readonly indexes: Pick<Indexes, 'documents' | 'atoms' | 'catchUp' | 'catchUpSoon'>;
   readonly provider: EmbeddingProvider;
   readonly cache: EmbeddingCache;
   readonly defaultActor: string;
@@ -64,7 +64,8 @@ export function createBatchWriter(deps: BatchWriterDeps) {
   };
 
   const append = async (appends: readonly StreamAppend[]) => {
-    if (deps.log.appendAll) return deps.log.appendAll(appends);
+    // The read models start on the batch once it is committed, while the WAL syncs.
+    if (deps.log.appendAll) return deps.log.appendAll(appends, { onCommitted: () => deps.indexes.catchUpSoon() });
     // A log that appends one stream at a time (EventStoreDB): each memory is still all or nothing.
     const results = [];
     for (const part of appends) results.push(await deps.log.append(part.streamId, part.events, { expectedRevision: part.expectedRevision ?? 'any' }));

@@ -106,7 +106,7 @@ export function createWritePath(deps: WritePathDeps) {
     const statuses = type === 'UpdateMemory' && derived ? { atomStatuses: atomStatuses(data.memoryId) } : {};
     const consolidates = extra.consolidates ? { consolidates: extra.consolidates } : {};
     const command = { type, data, metadata, ...(derived ? { derived } : {}), ...statuses, ...consolidates } as MemoryCommand;
-    const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command);
+    const result = await handleCommand(log, memoryDecider, streams.memory(data.memoryId), command, { onCommitted: () => indexes.catchUpSoon() });
     if (embeddingError && result.events.length > 0) await recordEmbeddingFailure(data.memoryId, embeddingError, metadata);
     // Read-your-writes: the caller sees its memory in every read model when this returns.
     const reached = result.lastPosition === null ? (await indexes.catchUp(), true) : await indexes.reach(result.lastPosition, deps.readYourWritesTimeoutMs ?? 5000);

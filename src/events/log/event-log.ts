@@ -34,18 +34,23 @@ export interface StreamAppend {
   readonly expectedRevision?: ExpectedRevision;
 }
 
+export interface AppendOptions {
+  readonly expectedRevision?: ExpectedRevision;
+  /**
+   * Called once the events are committed and readable, before the append is durable: a catch-up
+   * started then overlaps the WAL's sync (wal-sync.ts). A log that cannot tell never calls it.
+   */
+  readonly onCommitted?: () => void;
+}
+
 export interface EventLog {
   /** Appends all events or none, checking the stream's revision first. */
-  append(
-    streamId: string,
-    events: readonly DomainEvent[],
-    options?: { readonly expectedRevision?: ExpectedRevision },
-  ): Promise<AppendResult>;
+  append(streamId: string, events: readonly DomainEvent[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Appends to several streams in one transaction: every event or none, each stream's revision
    * checked. Optional: a log that cannot (EventStoreDB appends one stream at a time) leaves it out.
    */
-  appendAll?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
+  appendAll?(appends: readonly StreamAppend[], options?: Pick<AppendOptions, 'onCommitted'>): Promise<AppendResult[]>;
   readStream(streamId: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
   /** One page of the whole log in position order; `limit` defaults to 1,000. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

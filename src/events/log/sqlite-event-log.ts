@@ -138,10 +138,11 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
    * Commits an append, wakes the subscribers, and resolves once the WAL is synced: the catch-up may
    * start during the sync, and what it builds on is lost, if ever, with the append (wal-sync.ts).
    */
-  const commitAppend = async <T>(commit: () => T, streamId: string, written: readonly WrittenRow[] = []): Promise<T> => {
+  const commitAppend = async <T>(commit: () => T, streamId: string, written: readonly WrittenRow[] = [], onCommitted?: () => void): Promise<T> => {
     const result = runAppend(() => durable.commit(commit), streamId);
     rememberWritten(written);
     wakeAll();
+    onCommitted?.();
     await durable.synced();
     return result;
   };
@@ -170,9 +171,9 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       if (events.length === 0) throw new ValidationError('events', 'at least one event is required');
       const valid = events.map(validateNewEvent);
       const written: WrittenRow[] = [];
-      return commitAppend(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any', written), streamId, written);
+      return commitAppend(() => appendTx.immediate(streamId, valid, opts.expectedRevision ?? 'any', written), streamId, written, opts.onCommitted);
     },
-    async appendAll(appends): Promise<AppendResult[]> {
+    async appendAll(appends, opts = {}): Promise<AppendResult[]> {
       const valid = appends.map((a) => {
         if (a.streamId.length === 0 || a.events.length === 0) throw new ValidationError('appends', 'every part needs a stream and an event');
         return { ...a, events: a.events.map(validateNewEvent) };
@@ -180,7 +181,7 @@ export function createSqliteEventLog(db: SqliteDatabase, options: SqliteEventLog
       // Each part is a savepoint of the one transaction: the chain and positions run on across streams.
       const written: WrittenRow[] = [];
       const all = db.transaction(() => valid.map((a) => appendTx(a.streamId, a.events, a.expectedRevision ?? 'any', written)));
-      return commitAppend(() => all.immediate(), valid[0]?.streamId ?? '', written);
+      return commitAppend(() => all.immediate(), valid[0]?.streamId ?? '', written, opts.onCommitted);
     },
     async readStream(streamId, opts = {}) {
       return decodeRows(stmt.readStream.all(streamId, Number(opts.fromRevision ?? 0n)));
