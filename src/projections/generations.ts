@@ -112,9 +112,10 @@ export function createGenerationStore(db: SqliteDatabase) {
 
   return {
     live: (name: string) => toGeneration(stmt.find.get(name, 'live')),
-    /** The live generation of each name that has one, in one query. */
-    lives(): Map<string, Generation> {
-      return new Map(stmt.lives.all().map((row) => [row.name, toGeneration(row) as Generation]));
+    /** The live generation of each of `names` (undefined where none), in one query. */
+    lives(names: readonly string[]): (Generation | undefined)[] {
+      const live = new Map(stmt.lives.all().map((row) => [row.name, row]));
+      return names.map((name) => toGeneration(live.get(name)));
     },
     /** The live generation's number, or undefined when there is none; cached between switches. */
     liveNumber(name: string): number | undefined {

@@ -100,10 +100,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const catchUp = (names?: readonly string[], to?: bigint): Promise<void> =>
     serialized(async () => {
       const chosen = names ? names.map(projection) : projections;
-      const livesNow = () => {
-        const all = store.lives();
-        return chosen.map((p) => all.get(p.name));
-      };
+      const livesNow = () => store.lives(chosen.map((p) => p.name));
       let lives = livesNow();
       // A failed generation waits for an explicit rebuild (or start's repairs), not one per catch-up.
       const outdated = chosen.filter((p, i) => {

@@ -204,7 +204,7 @@ export function createVectorStore(options: VectorStoreOptions) {
     pendingOwners: (): string[] => [...new Set([...live.pending.keys()].map((id) => live.ownerOf.get(id) ?? id))].sort(),
     /** Reads unread index bytes on the spot; damaged ones throw here: call `load()` first to set them aside and replay. */
     digest: (): string => vectorDigest(live),
-    /** How far the live index has applied the log (what `status` tells, without its queries). */
+    /** How far the live index has applied the log (`status().checkpoint` without its queries). */
     checkpoint: (): bigint => live.checkpoint,
     status() {
       const building = generations.building(projectionName);
@@ -246,5 +246,4 @@ export function createVectorStore(options: VectorStoreOptions) {
     },
   };
 }
-
 export type VectorStore = ReturnType<typeof createVectorStore>;
