@@ -29,7 +29,7 @@ export async function handleCommand<C extends Command, E extends DomainEvent, S>
     const events = stampEvents<E>(decider.decide(command, state), command.metadata);
     if (events.length === 0) return { events, nextExpectedRevision: last?.streamRevision ?? null, lastPosition: null };
     try {
-      const result = await log.append(streamId, events, { expectedRevision, ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}) });
+      const result = await log.append(streamId, events, { expectedRevision, onCommitted: options.onCommitted });
       return { events, ...result };
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt >= maxAttempts) throw error;

@@ -73,7 +73,6 @@ export function openIndexes(options: IndexOptions) {
     db, log, projections: engineProjections, pageSize: options.pageSize, hooks: options.hooks, ...(lockedHead ? { lockedHead } : {}),
     ...(options.walBound ? { walBound: options.walBound } : {}),
   });
-  const liveCheckpoints = db.prepare<[], { name: string; checkpoint: number }>(`SELECT name, checkpoint FROM projection_generations WHERE status = 'live'`);
   const source = { ...cacheVectorSource(options.provider, options.cache), approximate: options.approximate ?? null };
   const dir = join(options.dataDir, 'vectors');
   const vectorLog = options.vectorLog ?? log;
@@ -102,9 +101,7 @@ export function openIndexes(options: IndexOptions) {
     },
     /** The lowest checkpoint of every read model: what this node has applied of the log. */
     appliedPosition(): bigint {
-      // One query for the SQLite ones (every write asks, ADR 32): runner.status() reads three rows a projection.
-      const live = new Map(liveCheckpoints.all().map((r) => [r.name, BigInt(r.checkpoint)]));
-      const checkpoints = [...engineProjections.map((p) => live.get(p.name) ?? 0n), vectors.checkpoint(), graphVectors.checkpoint()];
+      const checkpoints = [...runner.checkpoints(), vectors.checkpoint(), graphVectors.checkpoint()];
       return checkpoints.reduce((low, c) => (c < low ? c : low));
     },
     /**

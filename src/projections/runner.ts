@@ -231,6 +231,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     },
     /** Where the live generation of `name` stands (0 without one): `status()` of one, without the rest. */
     checkpoint: (name: string): bigint => store.live(projection(name).name)?.checkpoint ?? 0n,
+    /** Where each projection's live generation stands (0 without one), in one query (every write asks, ADR 32). */
+    checkpoints: (): bigint[] => store.lives(projections.map((p) => p.name)).map((live) => live?.checkpoint ?? 0n),
     digest(name: string): string {
       const p = projection(name);
       return projectionDigest(db, p, liveWriter(p).generation);
@@ -244,5 +246,4 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     },
   };
 }
-
 export type ProjectionRunner = ReturnType<typeof createProjectionRunner>;

@@ -94,7 +94,7 @@ export function eventRow(streamId: string, revision: number, e: Written): EventR
   return [streamId, revision, e.metadata.eventId, e.type, e.schemaVersion, JSON.stringify(e.data), JSON.stringify(e.metadata)];
 }
 
-/** The row exactly as documentsProjection writes it for a MemoryWritten. */
+/** The rows exactly as documentsProjection writes them for a MemoryWritten. */
 export function documentRow(e: Written, position: number): DocumentRow {
   const { importance, accessCount, lastAccessedAt, ...stored } = writtenMetadata(e);
   return [e.data.memoryId, e.data.text, JSON.stringify(stored), position, stored.status, stored.createdAt, importance, accessCount, lastAccessedAt];
