@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRecallWorker, recallThreadTables, type RecallWorker } from '../src/engine/recall-worker.js';
 import { openDatabase, type SqliteDatabase } from '../src/events/log/sqlite-database.js';
 import { graphCandidates } from '../src/queries/recall/graph-candidates.js';
-import type { Handed } from '../src/queries/recall/routes.js';
 import { openTestEngine, tempDir } from './support/engine.js';
 
 type Engine = Awaited<ReturnType<typeof openTestEngine>>;
@@ -20,12 +19,11 @@ const texts = [
 const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 /** The thread's answer, handed over until the thread has started (after a few requests), is ready and takes it. */
-async function answered<T>(ask: () => Handed<T> | null): Promise<T> {
+async function answered<T>(ask: () => Promise<T> | null): Promise<T> {
   for (let i = 0; i < 500; i += 1) {
     const handed = ask();
+    if (handed) return handed;
     await pause();
-    const taken = handed?.taken();
-    if (taken) return taken;
   }
   throw new Error('the recall thread never answered');
 }
@@ -62,13 +60,24 @@ describe('the recall thread', () => {
     }
   });
 
-  it('leaves a request it has not started to the caller that claims it back, and skips it', async () => {
+  it('answers every request it was handed, also those whose answer the caller wants at once: none comes back to the caller', async () => {
     const routes = worker?.routes;
     if (!routes) throw new Error('no recall thread for a store on disk');
     await answered(() => routes.keyword('Alice', { limit: 3 }));
-    // Claimed back at once, before the thread gets the message: the caller does it, and the next request is still answered.
-    expect(routes.keyword('Bob', { limit: 3 })?.taken()).toBeNull();
-    expect(await answered(() => routes.keyword('jazz', { limit: 3 }))).toEqual(engine.indexes.keyword.search('jazz', { limit: 3 }));
+    // Handed over and awaited at once, before the thread can have read its messages.
+    const queries = ['Bob', 'jazz', 'Osaka', 'tea'];
+    const handed = queries.map((query) => routes.keyword(query, { limit: 3 }));
+    expect(handed.every((h) => h instanceof Promise)).toBe(true);
+    expect(await Promise.all(handed)).toEqual(queries.map((query) => engine.indexes.keyword.search(query, { limit: 3 })));
+  });
+
+  it('when the thread stops, what it owed fails (the route then runs it on its own thread)', async () => {
+    const routes = worker?.routes;
+    if (!routes) throw new Error('no recall thread for a store on disk');
+    await answered(() => routes.keyword('Alice', { limit: 3 }));
+    const owed = routes.keyword('Bob', { limit: 3 });
+    await worker?.close();
+    await expect(owed).rejects.toThrow(/recall thread/);
   });
 
   it('after closing, leaves every request to the caller', async () => {

@@ -4,11 +4,11 @@ import type { GraphTable } from '../projections/graph.js';
 import { createGraphQueries } from '../queries/graph.js';
 import { createKeywordSearch } from '../queries/keyword.js';
 import { graphCandidates } from '../queries/recall/graph-candidates.js';
-import { slots, type RecallThreadRequest } from './recall-worker.js';
+import type { RecallThreadRequest } from './recall-worker.js';
 
 // Runs in a worker thread: the routes' keyword sides over a read-only connection of its own, while
 // the recall's thread searches the vectors (ADR 21).
-const data = workerData as { path: string; ready: Int32Array; states: Int32Array };
+const data = workerData as { path: string; ready: Int32Array };
 const db = openReadOnly(data.path);
 db.pragma('busy_timeout = 10000');
 // The live generation's table names, as the recall's thread named them with the request.
@@ -24,8 +24,6 @@ const answer = (request: RecallThreadRequest): unknown =>
   request.kind === 'keyword' ? keyword.searchMatch(request.match, request.filter) : graphCandidates(graph, request.graph);
 
 parentPort?.on('message', (request: RecallThreadRequest) => {
-  // The caller claimed it back (it got there first): it is done already.
-  if (Atomics.compareExchange(data.states, request.id % slots, request.id, 0) !== request.id) return;
   try {
     tables = request.tables;
     parentPort?.postMessage({ id: request.id, ok: true, value: answer(request) });

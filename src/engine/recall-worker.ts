@@ -7,7 +7,7 @@ import { graphTables, type GraphTable } from '../projections/graph.js';
 import { toFtsQuery } from '../projections/text/tokenizer.js';
 import type { KeywordHit } from '../queries/keyword.js';
 import type { GraphCandidates, GraphCandidatesRequest } from '../queries/recall/graph-candidates.js';
-import type { Handed, KeywordRequest, RouteSources } from '../queries/recall/routes.js';
+import type { KeywordRequest, RouteSources } from '../queries/recall/routes.js';
 import type { ScoredId } from '../queries/recall/types.js';
 import { engineThreadScript } from './thread-script.js';
 
@@ -26,12 +26,8 @@ const threadScript = (): URL | null => engineThreadScript('recall-thread.js');
 
 type Tables = RecallThreadRequest['tables'];
 
-/**
- * Requests in flight at most; more run on the caller's thread. A request's slot (id modulo `slots`,
- * shared with the thread) holds its id while it is open: whoever swaps the id out first does it,
- * the thread (to 0) or the caller claiming it back (to -1). A stale id never matches a newer request.
- */
-export const slots = 256;
+/** Requests in flight at most; more run on the caller's thread. */
+export const maxInFlight = 256;
 
 /**
  * Requests (two a recall) answered here before the thread starts: starting one costs tens of
@@ -51,12 +47,13 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
 
 /**
  * The recall routes' keyword sides on a worker thread with its own read-only connection, so that a
- * recall's SQL and its vector searches use two cores (ADR 21). A request is handed over, and the
- * caller, once done with its own part, claims it back unless the thread has started on it: with no
- * idle core the caller never waits for a thread that is not running. Started after the first few
- * requests, and only while `worthIt()` (the engine's: the store holds `recallThreadFrom` memories);
- * those, and any made before it is ready or after it failed, get null: the route runs them on the
- * caller's thread. Null for a store with no file a second connection could open.
+ * recall's SQL and its vector searches use two cores (ADR 21). A request handed over is the
+ * thread's to answer, even when the caller is done first: claimed back, a 100k store's keyword
+ * search ran here in one step of 40-90 ms, the event loop's longest pauses under a recall load
+ * (ADR 21, session 17). Started after the first few requests, and only while `worthIt()` (the
+ * engine's: the store holds `recallThreadFrom` memories); those, and any made before it is ready,
+ * after it failed or past `maxInFlight`, get null: the route runs them on the caller's thread.
+ * Null for a store with no file a second connection could open.
  */
 export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, worthIt: () => boolean = () => true) {
   const script = threadScript();
@@ -69,8 +66,6 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, wor
   let next = 0;
   let asked = 0;
   const pending = new Map<number, Pending>();
-  // Each open request's id in its slot, until the thread takes it or the caller claims it back.
-  const states = new Int32Array(new SharedArrayBuffer(4 * slots));
   const settle = (id: number): Pending | undefined => {
     const waiting = pending.get(id);
     pending.delete(id);
@@ -85,7 +80,7 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, wor
   };
   const start = (): Worker => {
     const { Worker: Thread } = lazyRequire('node:worker_threads') as typeof import('node:worker_threads');
-    const w = new Thread(script, { workerData: { path: db.name, ready, states } });
+    const w = new Thread(script, { workerData: { path: db.name, ready } });
     w.unref();
     w.on('message', (answer: Answer) => {
       const waiting = settle(answer.id);
@@ -96,14 +91,13 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, wor
     w.on('exit', (code) => stop(new Error(`the recall thread stopped (exit ${code})`)));
     return w;
   };
-  /** Hands `request` over; null when the thread is not there (not started, not ready, failed) or the tables cannot be named. */
-  const ask = <T>(request: { kind: 'keyword'; match: string | null; filter: KeywordRequest } | { kind: 'graph'; graph: GraphCandidatesRequest }): Handed<T> | null => {
+  /** Hands `request` over, its answer to come; null when the thread is not there (not started, not ready, failed, too busy) or the tables cannot be named. */
+  const ask = <T>(request: { kind: 'keyword'; match: string | null; filter: KeywordRequest } | { kind: 'graph'; graph: GraphCandidatesRequest }): Promise<T> | null => {
     if (failed) return null;
     asked += 1;
     if (asked < startAfter || !worthIt()) return null;
     worker ??= start();
-    const id = next + 1;
-    if (Atomics.load(ready, 0) !== 1 || pending.has(id - slots)) return null;
+    if (Atomics.load(ready, 0) !== 1 || pending.size >= maxInFlight) return null;
     let named: Tables;
     try {
       named = tables();
@@ -111,23 +105,15 @@ export function createRecallWorker(db: SqliteDatabase, tables: () => Tables, wor
       // A failed read model: on this thread the route reports it as its own failure.
       return null;
     }
-    next = id;
-    const slot = id % slots;
-    Atomics.store(states, slot, id);
+    const id = (next += 1);
     const answer = new Promise<T>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
+    // Awaited only once the caller's own part is done: a failure meanwhile is not unhandled.
     answer.catch(() => undefined);
     worker.ref();
     worker.postMessage({ ...request, id, tables: named } satisfies RecallThreadRequest);
-    return {
-      taken(): Promise<T> | null {
-        // Not started by the thread yet: the caller does it now, and the thread will skip it.
-        if (Atomics.compareExchange(states, slot, id, -1) !== id) return answer;
-        settle(id);
-        return null;
-      },
-    };
+    return answer;
   };
   return {
     /** What the routes hand over (`RouteSources.elsewhere`). */

@@ -30,14 +30,9 @@ export interface RouteSources {
    * thread searches the vectors meanwhile; a null answer (not ready) or a failure runs them here.
    */
   readonly elsewhere?: {
-    keyword(query: string, filter: KeywordRequest): Handed<KeywordHit[]> | null;
-    graph(request: GraphCandidatesRequest): Handed<GraphCandidates> | null;
+    keyword(query: string, filter: KeywordRequest): Promise<KeywordHit[]> | null;
+    graph(request: GraphCandidatesRequest): Promise<GraphCandidates> | null;
   };
-}
-
-/** Work handed to another thread: `taken()` is its answer once it has started on it, else null (the caller does it). */
-export interface Handed<T> {
-  taken(): Promise<T> | null;
 }
 
 /** A keyword search of the document route: the scope and how many. */
@@ -200,8 +195,7 @@ export async function graphRoute(
   return { keyword, vector: cut?.list ?? [], floors: floors(null, cut) };
 }
 
-/** The other thread's answer when it took the work (or this thread's, should it fail), else this thread's. */
-async function elsewhereOrHere<T>(handed: Handed<T> | null, here: () => T): Promise<T> {
-  const taken = handed?.taken() ?? null;
-  return taken ? taken.catch(here) : here();
+/** The other thread's answer when it took the work (this thread's, should it fail), else this thread's. */
+async function elsewhereOrHere<T>(handed: Promise<T> | null, here: () => T): Promise<T> {
+  return handed ? handed.catch(here) : here();
 }
